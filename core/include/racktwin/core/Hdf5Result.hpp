@@ -1,0 +1,55 @@
+#pragma once
+// The HDF5 result file: writing (a RecorderSink) and reading back what it holds. No HDF5 type
+// appears here; the library is used only in core/src/Hdf5*.cpp.
+//
+// Layout (readable by h5py, pandas, HDFView without RackTwin):
+//   /time                          float64 (samples,)            units "s"
+//   /<group>/ids                   variable-length UTF-8 strings (entities,)
+//   /<group>/<name>                float64 (samples, entities) or (samples,) for scalar channels,
+//                                  chunked, shuffle + deflate, attributes `units`, `description`
+//   /scenario/text                 the scenario file as given (variable-length UTF-8 string)
+//   root attributes                program_version, site_name, scenario_path, seed, step_s,
+//                                  substeps, record_interval_s, duration_s, complete (0/1),
+//                                  summary_json (set when the run ends)
+// All string attributes are variable-length UTF-8. The file is flushed every `flush_rows` samples
+// so a run killed part-way leaves a readable file with complete = 0.
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "racktwin/core/Recorder.hpp"
+
+namespace racktwin::core {
+
+struct Hdf5SinkOptions {
+  std::size_t chunk_rows = 256;  // samples per chunk
+  int deflate_level = 4;         // 0..9
+  std::size_t flush_rows = 60;   // samples between H5Fflush calls
+};
+
+/// Creates (truncates) `path` when open() is called. Throws RuntimeError on I/O failure.
+std::unique_ptr<RecorderSink> makeHdf5Sink(std::string path, Hdf5SinkOptions options = {});
+
+struct DatasetInfo {
+  std::string path;                 // "/gpu/T_junction"
+  std::vector<unsigned long long> shape;
+  std::string type;                 // "float64", "string", ...
+  std::string units;                // empty when absent
+  std::string description;
+};
+
+struct ResultFileInfo {
+  std::map<std::string, std::string> attributes;  // root attributes, numbers as text
+  std::vector<DatasetInfo> datasets;              // sorted by path
+};
+
+/// Reads the structure of a result file. Throws InputError naming the file when it cannot be read.
+ResultFileInfo readResultInfo(const std::string& path);
+
+/// Reads a float64 dataset into row-major doubles; `shape` receives its dimensions.
+std::vector<double> readResultDataset(const std::string& path, const std::string& dataset,
+                                      std::vector<unsigned long long>* shape = nullptr);
+
+}  // namespace racktwin::core

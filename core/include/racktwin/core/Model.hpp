@@ -1,0 +1,32 @@
+#pragma once
+// The interface every domain model (workload, electrical, thermal) implements, in the shape of a
+// co-simulation participant: initialize, advance(dt) many times, finalize.
+#include <string_view>
+
+#include "racktwin/core/SiteSpec.hpp"
+#include "racktwin/core/SiteState.hpp"
+
+namespace racktwin::core {
+
+class Recorder;
+class Summary;
+
+class Model {
+ public:
+  virtual ~Model() = default;
+
+  virtual std::string_view name() const = 0;
+  /// Sets the initial state and the coupling fields this model owns.
+  virtual void initialize(SiteState& state) = 0;
+  /// Advances from `t` to `t + dt`. @pre dt > 0
+  virtual void advance(double t, double dt, SiteState& state) = 0;
+  /// Applies a scenario event if it concerns this model; returns whether it did.
+  virtual bool applyEvent(const EventSpec& /*event*/, SiteState& /*state*/) { return false; }
+  /// Registers the recorder channels this model offers (pointers must stay valid for the run).
+  virtual void declareChannels(Recorder& /*recorder*/) {}
+  virtual void finalize(SiteState& /*state*/) {}
+  /// Adds this model's run metrics.
+  virtual void summarise(Summary& /*summary*/) const {}
+};
+
+}  // namespace racktwin::core

@@ -1,0 +1,64 @@
+#pragma once
+// SiteLayout: flat indices of the site's racks and chips, built once from the SiteSpec.
+// SiteState: the coupling data the models exchange each step, as flat arrays indexed by the
+// layout (no string lookups, no allocation after initialisation). Who writes what:
+//   workload   -> *_P_demand            (each fast sub-step)
+//   electrical -> *_E_step, rack_*      (each fast sub-step; energies summed over the macro step)
+//   thermal    -> gpu_T_junction, gpu_throttled (each macro step)
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "racktwin/core/SiteSpec.hpp"
+
+namespace racktwin::core {
+
+struct SiteLayout {
+  std::size_t rack_count = 0;
+  std::size_t gpu_count = 0;
+  std::size_t cpu_count = 0;
+  std::size_t switch_count = 0;
+  std::vector<std::uint32_t> gpu_rack;     // owning rack of each GPU
+  std::vector<std::uint32_t> cpu_rack;
+  std::vector<std::uint32_t> switch_rack;
+  std::vector<std::uint32_t> rack_gpu_begin;  // GPUs of rack r: [begin[r], begin[r+1])
+  std::vector<std::uint32_t> rack_cpu_begin;
+  std::vector<std::uint32_t> rack_switch_begin;
+  std::vector<std::string> rack_ids;    // "row1/rack01"
+  std::vector<std::string> gpu_ids;     // "row1/rack01/tray03/gpu2"
+  std::vector<std::string> cpu_ids;     // "row1/rack01/tray03/cpu1"
+  std::vector<std::string> switch_ids;  // "row1/rack01/switchtray02/nvswitch0"
+
+  /// Compute trays are tray01..trayNN, switch trays switchtray01..; chips are numbered from 0.
+  static SiteLayout build(const SiteSpec& site);
+};
+
+struct SiteState {
+  double time = 0.0;  // s, start of the current sub-step
+
+  // Per GPU.
+  std::vector<double> gpu_P_demand;    // W, what the workload asks for now
+  std::vector<double> gpu_P;           // W, drawn now
+  std::vector<double> gpu_E_step;      // J drawn since the macro step began
+  std::vector<double> gpu_T_junction;  // K
+  std::vector<std::uint8_t> gpu_throttled;  // 1 while in thermal slowdown
+  std::vector<double> gpu_speed;       // relative compute speed, 1 = full
+  // Per CPU and per NVSwitch.
+  std::vector<double> cpu_P_demand, cpu_P, cpu_E_step;
+  std::vector<double> switch_P_demand, switch_P, switch_E_step;
+  // Per rack.
+  std::vector<double> rack_air_P_demand;  // W, air-cooled tray loads (NICs, drives, fans)
+  std::vector<double> rack_P_dc;          // W, busbar load now
+  std::vector<double> rack_P_ac;          // W, AC input of the power shelves now
+  std::vector<double> rack_P_psu_loss;    // W, PSU losses now (heat to room air)
+  std::vector<double> rack_air_E_step;    // J to room air since the macro step began (loads + losses)
+  std::vector<double> rack_ac_E_step;     // J of AC input since the macro step began
+
+  /// Sizes every array for the layout and fills neutral values (T = T_initial, speed 1).
+  void resize(const SiteLayout& layout, double T_initial);
+  /// Zeroes the *_E_step accumulators; the engine calls it at the start of every macro step.
+  void clearStepAccumulators();
+};
+
+}  // namespace racktwin::core
