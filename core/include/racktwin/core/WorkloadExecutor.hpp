@@ -1,0 +1,116 @@
+#pragma once
+// The workload executor: runs the scenario's synchronous training jobs in simulated time and
+// writes each chip's demanded power for every fast sub-step.
+//
+// A training job runs on all GPUs of its racks while active, in [start, start + duration). Each
+// iteration is a compute phase then a communication phase, compute_duration and
+// communication_duration long at full speed. Iteration progress advances at the speed of the
+// job's slowest GPU (min of SiteState::gpu_speed), so one slowed GPU paces the whole job. When
+// checkpoint_interval > 0, a checkpoint of checkpoint_duration starts every checkpoint_interval
+// seconds of wall-clock job time (at start + k * interval, k = 1, 2, ...); it pauses iteration
+// progress (an iteration in flight resumes where it stopped) and runs at checkpoint power. A
+// partial iteration at the job's end is not counted.
+//
+// Demanded GPU power in a phase is max(P_idle, fraction * P_max), P_idle outside a job, and at
+// most throttled_power_fraction * P_max while the GPU is throttled. The demand written for a
+// sub-step [t, t + dt] is its time average over the sub-step, split exactly at phase boundaries,
+// so energy does not depend on how the sub-steps fall on the phases.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "racktwin/core/Model.hpp"
+#include "racktwin/core/SiteSpec.hpp"
+#include "racktwin/core/SiteState.hpp"
+
+namespace racktwin::core {
+
+class WorkloadExecutor final : public Model {
+ public:
+  /// `layout` must outlive the executor. Throws std::invalid_argument for a job naming an unknown
+  /// or repeated rack, invalid job timing or power fractions, or two jobs sharing a rack at the
+  /// same time (the scenario loader reports these first, with file and line).
+  WorkloadExecutor(const SiteSpec& site, const SiteLayout& layout);
+
+  std::string_view name() const override { return "workload"; }
+  /// Resets the jobs and writes the demands for the instant state.time (and the constant
+  /// rack air loads).
+  void initialize(SiteState& state) override;
+  void advance(double t, double dt, SiteState& state) override;
+  void declareChannels(Recorder& recorder) override;
+  void summarise(Summary& summary) const override;
+
+  std::size_t jobCount() const noexcept { return jobs_.size(); }
+  const std::string& jobId(std::size_t job) const;
+  /// Completed iterations of a job.
+  std::uint64_t jobIterations(std::size_t job) const;
+  std::uint64_t totalIterations() const noexcept;
+  /// Mean wall-clock period of the completed iterations of all jobs, s; nullopt when none.
+  std::optional<double> meanIterationPeriod() const noexcept;
+
+ private:
+  struct Job {
+    std::string id;
+    double start = 0.0;             // s
+    double end = 0.0;               // s
+    double compute_duration = 0.0;  // s at full speed
+    double period = 0.0;            // s at full speed, compute + communication
+    double compute_fraction = 0.0;
+    double communication_fraction = 0.0;
+    double checkpoint_fraction = 0.0;
+    double checkpoint_interval = 0.0;  // s, 0 = none
+    double checkpoint_duration = 0.0;  // s
+    std::uint32_t rack_begin = 0;      // racks of the job: job_racks_[rack_begin, rack_end)
+    std::uint32_t rack_end = 0;
+    // Run state.
+    double work = 0.0;             // s of full-speed work done in the current iteration
+    double iteration_start = 0.0;  // s, wall-clock start of the current iteration
+    double period_sum = 0.0;       // s, summed wall-clock periods of completed iterations
+  };
+  /// Time a job spent in each phase within one interval, s.
+  struct Split {
+    double compute = 0.0;
+    double communication = 0.0;
+    double checkpoint = 0.0;
+  };
+  /// Per-rack chip powers, W.
+  struct RackPower {
+    double gpu_P_idle = 0.0;
+    double gpu_P_max = 0.0;
+    double gpu_P_throttled = 0.0;  // cap while throttled
+    double cpu_P_idle = 0.0;
+    double cpu_P_busy = 0.0;
+    double switch_P_idle = 0.0;
+    double switch_P_busy = 0.0;
+    double air_P = 0.0;  // air-cooled tray loads of the whole rack
+  };
+
+  static double checkpointCycle(const Job& job, double time) noexcept;
+  Split runJob(std::size_t j, double t0, double t1, double speed) noexcept;
+  void train(std::size_t j, double t0, double t1, double speed, Split& split) noexcept;
+  Split phaseAt(const Job& job, double time) const noexcept;
+  double slowestSpeed(const Job& job, const SiteState& state) const noexcept;
+  void clearRackSums() noexcept;
+  void addToRacks(const Job& job, const Split& split) noexcept;
+  /// Turns the per-rack phase-time sums over an interval of length `span` into average demands.
+  void writeDemands(double span, SiteState& state) noexcept;
+
+  const SiteLayout& layout_;
+  std::vector<Job> jobs_;
+  std::vector<std::uint32_t> job_racks_;
+  std::vector<RackPower> rack_power_;
+  // Per-rack sums over the current sub-step: job-busy time (s), GPU energy (J) in jobs without
+  // and with the throttle cap.
+  std::vector<double> rack_busy_;
+  std::vector<double> rack_gpu_E_;
+  std::vector<double> rack_gpu_E_capped_;
+
+  // Recorder views: sized once in the constructor, never resized.
+  std::vector<double> job_iterations_;
+  std::vector<double> gpu_P_demand_;
+};
+
+}  // namespace racktwin::core
