@@ -1,0 +1,400 @@
+#include "racktwin/core/WorkloadExecutor.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "racktwin/core/Error.hpp"
+#include "racktwin/core/Recorder.hpp"
+#include "racktwin/core/Summary.hpp"
+
+namespace racktwin::core {
+
+namespace {
+
+[[noreturn]] void rejectJob(const std::string& job, const std::string& what) {
+  throw std::invalid_argument("training job '" + job + "': " + what);
+}
+
+bool isFraction(double x) {
+  return x >= 0.0 && x <= 1.0;
+}
+bool isNonNegative(double x) {
+  return std::isfinite(x) && x >= 0.0;
+}
+
+}  // namespace
+
+WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layout)
+    : layout_(layout) {
+  RACKTWIN_ASSERT(site.racks.size() == layout.rack_count, "layout built from another site");
+  std::unordered_map<std::string, std::uint32_t> rack_index;
+  for (std::size_t r = 0; r < layout.rack_count; ++r) {
+    rack_index.emplace(layout.rack_ids[r], static_cast<std::uint32_t>(r));
+    const RackTypeSpec& type = site.racks[r].type;
+    RackPower power;
+    power.gpu_P_idle = type.gpu.P_idle;
+    power.gpu_P_max = type.gpu.P_max;
+    power.gpu_P_throttled = type.gpu.throttled_power_fraction * type.gpu.P_max;
+    power.cpu_P_idle = type.cpu.P_idle;
+    power.cpu_P_busy = type.cpu_P_busy;
+    power.switch_P_idle = type.nvswitch.P_idle;
+    power.switch_P_busy = type.switch_P_busy;
+    power.air_P =
+        type.compute_trays * type.compute_tray_air_P + type.switch_trays * type.switch_tray_air_P;
+    rack_power_.push_back(power);
+  }
+
+  std::vector<std::uint8_t> seen(layout.rack_count, 0);
+  for (const TrainingJobSpec& spec : site.jobs) {
+    Job job;
+    job.id = spec.id;
+    if (!(std::isfinite(spec.start) && isNonNegative(spec.duration))) {
+      rejectJob(spec.id, "start must be a number and duration a non-negative number");
+    }
+    if (!isNonNegative(spec.compute_duration) || !isNonNegative(spec.communication_duration)
+        || !(spec.compute_duration + spec.communication_duration > 0.0)) {
+      rejectJob(spec.id,
+                "compute and communication durations must be non-negative with a positive sum");
+    }
+    if (!isFraction(spec.compute_power_fraction) || !isFraction(spec.communication_power_fraction)
+        || !isFraction(spec.checkpoint_power_fraction)) {
+      rejectJob(spec.id, "power fractions must lie in [0, 1] (of the GPU power limit)");
+    }
+    if (!isNonNegative(spec.checkpoint_interval)) {
+      rejectJob(spec.id, "checkpoint interval must be a non-negative number (0 = none)");
+    }
+    if (spec.checkpoint_interval > 0.0
+        && !(isNonNegative(spec.checkpoint_duration)
+             && spec.checkpoint_duration < spec.checkpoint_interval)) {
+      rejectJob(spec.id, "checkpoint duration must be non-negative and shorter than the interval");
+    }
+    if (spec.racks.empty()) rejectJob(spec.id, "names no rack");
+    job.start = spec.start;
+    job.end = spec.start + spec.duration;
+    job.compute_duration = spec.compute_duration;
+    job.period = spec.compute_duration + spec.communication_duration;
+    job.compute_fraction = spec.compute_power_fraction;
+    job.communication_fraction = spec.communication_power_fraction;
+    job.checkpoint_fraction = spec.checkpoint_power_fraction;
+    job.checkpoint_interval = spec.checkpoint_interval;
+    job.checkpoint_duration = spec.checkpoint_interval > 0.0 ? spec.checkpoint_duration : 0.0;
+    job.rack_begin = static_cast<std::uint32_t>(job_racks_.size());
+    for (const ComponentId& rack : spec.racks) {
+      const auto found = rack_index.find(rack.str());
+      if (found == rack_index.end()) rejectJob(spec.id, "unknown rack '" + rack.str() + "'");
+      if (seen[found->second] != 0) rejectJob(spec.id, "names rack '" + rack.str() + "' twice");
+      seen[found->second] = 1;
+      job_racks_.push_back(found->second);
+    }
+    job.rack_end = static_cast<std::uint32_t>(job_racks_.size());
+    for (std::uint32_t k = job.rack_begin; k < job.rack_end; ++k)
+      seen[job_racks_[k]] = 0;
+    jobs_.push_back(std::move(job));
+  }
+
+  // Two jobs may share a rack only at different times.
+  for (std::size_t a = 0; a < jobs_.size(); ++a) {
+    for (std::size_t b = a + 1; b < jobs_.size(); ++b) {
+      const Job& ja = jobs_[a];
+      const Job& jb = jobs_[b];
+      if (!(std::max(ja.start, jb.start) < std::min(ja.end, jb.end))) continue;
+      for (std::uint32_t k = ja.rack_begin; k < ja.rack_end; ++k)
+        seen[job_racks_[k]] = 1;
+      for (std::uint32_t k = jb.rack_begin; k < jb.rack_end; ++k) {
+        if (seen[job_racks_[k]] != 0) {
+          rejectJob(jb.id, "shares rack '" + layout.rack_ids[job_racks_[k]] + "' with job '" + ja.id
+                               + "' while both run");
+        }
+      }
+      for (std::uint32_t k = ja.rack_begin; k < ja.rack_end; ++k)
+        seen[job_racks_[k]] = 0;
+    }
+  }
+
+  rack_busy_.assign(layout.rack_count, 0.0);
+  rack_gpu_E_.assign(layout.rack_count, 0.0);
+  rack_gpu_E_capped_.assign(layout.rack_count, 0.0);
+  job_iterations_.assign(jobs_.size(), 0.0);
+  gpu_P_demand_.assign(layout.gpu_count, 0.0);
+}
+
+const std::string& WorkloadExecutor::jobId(std::size_t job) const {
+  RACKTWIN_ASSERT(job < jobs_.size(), "job index out of range");
+  return jobs_[job].id;
+}
+
+std::uint64_t WorkloadExecutor::jobIterations(std::size_t job) const {
+  RACKTWIN_ASSERT(job < jobs_.size(), "job index out of range");
+  return static_cast<std::uint64_t>(job_iterations_[job]);
+}
+
+std::uint64_t WorkloadExecutor::totalIterations() const noexcept {
+  std::uint64_t total = 0;
+  for (const double n : job_iterations_)
+    total += static_cast<std::uint64_t>(n);
+  return total;
+}
+
+std::optional<double> WorkloadExecutor::meanIterationPeriod() const noexcept {
+  double periods = 0.0;
+  double count = 0.0;
+  for (std::size_t j = 0; j < jobs_.size(); ++j) {
+    periods += jobs_[j].period_sum;
+    count += job_iterations_[j];
+  }
+  if (count == 0.0) return std::nullopt;
+  return periods / count;
+}
+
+void WorkloadExecutor::initialize(SiteState& state) {
+  RACKTWIN_ASSERT(state.gpu_P_demand.size() == layout_.gpu_count
+                      && state.gpu_speed.size() == layout_.gpu_count
+                      && state.cpu_P_demand.size() == layout_.cpu_count
+                      && state.switch_P_demand.size() == layout_.switch_count
+                      && state.rack_air_P_demand.size() == layout_.rack_count,
+                  "SiteState not sized for this layout");
+  for (std::size_t j = 0; j < jobs_.size(); ++j) {
+    Job& job = jobs_[j];
+    job.work = 0.0;
+    job.iteration_start = std::max(job.start, state.time);
+    job.period_sum = 0.0;
+    job_iterations_[j] = 0.0;
+  }
+  for (std::size_t r = 0; r < layout_.rack_count; ++r) {
+    state.rack_air_P_demand[r] = rack_power_[r].air_P;
+  }
+  // The demand at the instant state.time: a unit weight on the phase each job is in.
+  clearRackSums();
+  for (const Job& job : jobs_)
+    addToRacks(job, phaseAt(job, state.time));
+  writeDemands(1.0, state);
+}
+
+void WorkloadExecutor::advance(double t, double dt, SiteState& state) {
+  RACKTWIN_ASSERT(dt > 0.0, "advance needs dt > 0");
+  clearRackSums();
+  for (std::size_t j = 0; j < jobs_.size(); ++j) {
+    const Job& job = jobs_[j];
+    if (!(t + dt > job.start && t < job.end)) continue;
+    const Split split = runJob(j, t, t + dt, slowestSpeed(job, state));
+    addToRacks(job, split);
+  }
+  writeDemands(dt, state);
+}
+
+double WorkloadExecutor::slowestSpeed(const Job& job, const SiteState& state) const noexcept {
+  double speed = std::numeric_limits<double>::infinity();
+  for (std::uint32_t k = job.rack_begin; k < job.rack_end; ++k) {
+    const std::uint32_t r = job_racks_[k];
+    for (std::size_t g = layout_.rack_gpu_begin[r]; g < layout_.rack_gpu_begin[r + 1]; ++g) {
+      speed = std::min(speed, state.gpu_speed[g]);
+    }
+  }
+  // No GPU (or a non-number) makes no progress rather than infinite progress.
+  return speed >= 0.0 && std::isfinite(speed) ? speed : 0.0;
+}
+
+double WorkloadExecutor::checkpointCycle(const Job& job, double time) noexcept {
+  // k with start + k * interval <= time < start + (k + 1) * interval, robust to the rounding of
+  // the division (the loop in runJob relies on it).
+  const double interval = job.checkpoint_interval;
+  double k = std::floor((time - job.start) / interval);
+  if (k < 0.0) k = 0.0;
+  if (job.start + (k + 1.0) * interval <= time) k += 1.0;
+  if (k > 0.0 && job.start + k * interval > time) k -= 1.0;
+  return k;
+}
+
+WorkloadExecutor::Split WorkloadExecutor::phaseAt(const Job& job, double time) const noexcept {
+  Split split;
+  if (!(time >= job.start && time < job.end)) return split;
+  if (job.checkpoint_interval > 0.0) {
+    const double k = checkpointCycle(job, time);
+    if (k >= 1.0 && time < job.start + k * job.checkpoint_interval + job.checkpoint_duration) {
+      split.checkpoint = 1.0;
+      return split;
+    }
+  }
+  if (job.work < job.compute_duration) {
+    split.compute = 1.0;
+  } else {
+    split.communication = 1.0;
+  }
+  return split;
+}
+
+WorkloadExecutor::Split WorkloadExecutor::runJob(std::size_t j, double t0, double t1,
+                                                 double speed) noexcept {
+  Split split;
+  const Job& job = jobs_[j];
+  const double a = std::max(t0, job.start);
+  const double b = std::min(t1, job.end);
+  if (!(b > a)) return split;
+  if (!(job.checkpoint_interval > 0.0)) {
+    train(j, a, b, speed, split);
+    return split;
+  }
+  // Walk the checkpoint schedule: training until start + (k+1) I, then a checkpoint until
+  // start + (k+1) I + D. Every pass ends at b or at a later boundary, so the loop terminates.
+  const double interval = job.checkpoint_interval;
+  const double duration = job.checkpoint_duration;
+  double k = checkpointCycle(job, a);
+  bool in_checkpoint = k >= 1.0 && a < job.start + k * interval + duration;
+  double pos = a;
+  while (pos < b) {
+    const double boundary =
+        in_checkpoint ? job.start + k * interval + duration : job.start + (k + 1.0) * interval;
+    const double end = std::min(boundary, b);
+    if (in_checkpoint) {
+      split.checkpoint += end - pos;
+    } else {
+      train(j, pos, end, speed, split);
+    }
+    pos = end;
+    if (end == boundary) {
+      if (in_checkpoint) {
+        in_checkpoint = false;
+      } else {
+        k += 1.0;
+        in_checkpoint = duration > 0.0;
+      }
+    }
+  }
+  return split;
+}
+
+void WorkloadExecutor::train(std::size_t j, double t0, double t1, double speed,
+                             Split& split) noexcept {
+  Job& job = jobs_[j];
+  const double Tc = job.compute_duration;
+  const double T = job.period;
+  if (!(speed > 0.0)) {
+    // Stalled: the GPUs stay in the phase they are in.
+    (job.work < Tc ? split.compute : split.communication) += t1 - t0;
+    return;
+  }
+  double pos = t0;
+  while (pos < t1) {
+    if (job.work < Tc) {
+      const double end = pos + (Tc - job.work) / speed;
+      if (end > t1) {
+        split.compute += t1 - pos;
+        job.work = std::min(job.work + (t1 - pos) * speed, Tc);
+        return;
+      }
+      split.compute += end - pos;
+      job.work = Tc;
+      pos = end;
+      continue;
+    }
+    const double end = pos + (T - job.work) / speed;
+    if (end > t1) {
+      split.communication += t1 - pos;
+      job.work = std::min(job.work + (t1 - pos) * speed, T);
+      return;
+    }
+    split.communication += end - pos;
+    pos = end;
+    job.work = 0.0;
+    job_iterations_[j] += 1.0;
+    job.period_sum += pos - job.iteration_start;
+    job.iteration_start = pos;
+    // Whole iterations that fit in the rest of the interval, in one go (sub-steps much longer
+    // than an iteration cost O(1), not O(iterations)).
+    const double iteration_time = T / speed;
+    double n = std::floor((t1 - pos) / iteration_time);
+    if (n >= 1.0 && pos + n * iteration_time > t1) n -= 1.0;
+    if (n >= 1.0) {
+      split.compute += n * (Tc / speed);
+      split.communication += n * ((T - Tc) / speed);
+      job_iterations_[j] += n;
+      job.period_sum += n * iteration_time;
+      pos += n * iteration_time;
+      job.iteration_start = pos;
+    }
+  }
+}
+
+void WorkloadExecutor::clearRackSums() noexcept {
+  std::fill(rack_busy_.begin(), rack_busy_.end(), 0.0);
+  std::fill(rack_gpu_E_.begin(), rack_gpu_E_.end(), 0.0);
+  std::fill(rack_gpu_E_capped_.begin(), rack_gpu_E_capped_.end(), 0.0);
+}
+
+void WorkloadExecutor::addToRacks(const Job& job, const Split& split) noexcept {
+  const double busy = split.compute + split.communication + split.checkpoint;
+  if (!(busy > 0.0)) return;
+  for (std::uint32_t k = job.rack_begin; k < job.rack_end; ++k) {
+    const std::uint32_t r = job_racks_[k];
+    const RackPower& p = rack_power_[r];
+    const double P_compute = std::max(p.gpu_P_idle, job.compute_fraction * p.gpu_P_max);
+    const double P_communication = std::max(p.gpu_P_idle, job.communication_fraction * p.gpu_P_max);
+    const double P_checkpoint = std::max(p.gpu_P_idle, job.checkpoint_fraction * p.gpu_P_max);
+    const double cap = p.gpu_P_throttled;
+    rack_busy_[r] += busy;
+    rack_gpu_E_[r] += split.compute * P_compute + split.communication * P_communication
+                      + split.checkpoint * P_checkpoint;
+    rack_gpu_E_capped_[r] += split.compute * std::min(P_compute, cap)
+                             + split.communication * std::min(P_communication, cap)
+                             + split.checkpoint * std::min(P_checkpoint, cap);
+  }
+}
+
+void WorkloadExecutor::writeDemands(double span, SiteState& state) noexcept {
+  for (std::size_t r = 0; r < layout_.rack_count; ++r) {
+    const RackPower& p = rack_power_[r];
+    const double busy = std::min(rack_busy_[r], span);
+    const double idle = span - busy;
+    const double P_gpu = (rack_gpu_E_[r] + idle * p.gpu_P_idle) / span;
+    const double P_gpu_capped =
+        (rack_gpu_E_capped_[r] + idle * std::min(p.gpu_P_idle, p.gpu_P_throttled)) / span;
+    for (std::size_t g = layout_.rack_gpu_begin[r]; g < layout_.rack_gpu_begin[r + 1]; ++g) {
+      const double P = state.gpu_throttled[g] != 0 ? P_gpu_capped : P_gpu;
+      state.gpu_P_demand[g] = P;
+      gpu_P_demand_[g] = P;
+    }
+    const double P_cpu = (busy * p.cpu_P_busy + idle * p.cpu_P_idle) / span;
+    for (std::size_t c = layout_.rack_cpu_begin[r]; c < layout_.rack_cpu_begin[r + 1]; ++c) {
+      state.cpu_P_demand[c] = P_cpu;
+    }
+    const double P_switch = (busy * p.switch_P_busy + idle * p.switch_P_idle) / span;
+    for (std::size_t w = layout_.rack_switch_begin[r]; w < layout_.rack_switch_begin[r + 1]; ++w) {
+      state.switch_P_demand[w] = P_switch;
+    }
+    state.rack_air_P_demand[r] = p.air_P;
+  }
+}
+
+void WorkloadExecutor::declareChannels(Recorder& recorder) {
+  // A channel without entities would read as a scalar, so empty sets are not declared.
+  if (!jobs_.empty()) {
+    std::vector<std::string> ids;
+    ids.reserve(jobs_.size());
+    for (const Job& job : jobs_)
+      ids.push_back(job.id);
+    recorder.add(ChannelInfo{"job", "iterations", "1", "Completed training iterations of the job",
+                             std::move(ids)},
+                 job_iterations_.data());
+  }
+  if (layout_.gpu_count > 0) {
+    recorder.add(ChannelInfo{"gpu", "P_demand", "W",
+                             "GPU power demanded by the workload, averaged over the last sub-step",
+                             layout_.gpu_ids},
+                 gpu_P_demand_.data());
+  }
+}
+
+void WorkloadExecutor::summarise(Summary& summary) const {
+  summary.add(SummaryItem{"training_iterations", static_cast<double>(totalIterations()),
+                          "Training iterations completed", "", 1.0, 0.0});
+  summary.add(SummaryItem{"training_iteration_period_s", meanIterationPeriod(),
+                          "Mean training iteration period", "s", 1.0, 0.0});
+}
+
+}  // namespace racktwin::core

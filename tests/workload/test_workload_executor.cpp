@@ -1,0 +1,294 @@
+// Workload executor, synchronous training: iteration count and period, the slowest-GPU law,
+// phase-weighted demand energy independent of the sub-step, checkpoints, throttle caps.
+// Power data of the test rack: gb300_nvl72.md s1 (P_max 1,400 W) and s5 (idle ~200 W, training
+// phases: compute 0.9-1.0 x TGP, communication 0.3-0.5 x TGP, checkpoints near idle).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "Gb300TestSite.hpp"
+#include "racktwin/core/Recorder.hpp"
+#include "racktwin/core/SiteState.hpp"
+#include "racktwin/core/Summary.hpp"
+#include "racktwin/core/WorkloadExecutor.hpp"
+
+using namespace racktwin;
+
+namespace {
+
+constexpr double kPmax = 1400.0;  // W, gb300_nvl72.md s1
+constexpr double kPidle = 200.0;  // W, gb300_nvl72.md s5 (estimate used by the test rack)
+
+core::TrainingJobSpec job(const std::string& id, double start, double duration, double Tc,
+                          double fc, double Tm, double fm) {
+  core::TrainingJobSpec j;
+  j.id = id;
+  j.start = start;
+  j.duration = duration;
+  j.racks = {core::ComponentId("row1/rack01")};
+  j.compute_duration = Tc;
+  j.compute_power_fraction = fc;
+  j.communication_duration = Tm;
+  j.communication_power_fraction = fm;
+  return j;
+}
+
+struct Run {
+  explicit Run(core::SiteSpec s)
+      : site(std::move(s)), layout(core::SiteLayout::build(site)), executor(site, layout) {
+    state.resize(layout, 300.0);
+  }
+  /// Advances n sub-steps of dt from t = 0; integrates each chip's demand (J).
+  void run(int n, double dt) {
+    gpu_E.assign(layout.gpu_count, 0.0);
+    cpu_E.assign(layout.cpu_count, 0.0);
+    executor.initialize(state);
+    for (int i = 0; i < n; ++i) {
+      const double t = i * dt;
+      state.time = t;
+      executor.advance(t, dt, state);
+      for (std::size_t g = 0; g < layout.gpu_count; ++g)
+        gpu_E[g] += state.gpu_P_demand[g] * dt;
+      for (std::size_t c = 0; c < layout.cpu_count; ++c)
+        cpu_E[c] += state.cpu_P_demand[c] * dt;
+    }
+  }
+  core::SiteSpec site;
+  core::SiteLayout layout;
+  core::SiteState state;
+  core::WorkloadExecutor executor;
+  std::vector<double> gpu_E, cpu_E;
+};
+
+/// Analytic GPU energy of `progress` seconds of training at full speed (phases Tc at Pc, Tm at Pm).
+double trainingEnergy(double progress, double Tc, double Pc, double Tm, double Pm) {
+  const double period = Tc + Tm;
+  const double whole = std::floor(progress / period);
+  const double rest = progress - whole * period;
+  return whole * (Tc * Pc + Tm * Pm) + std::min(rest, Tc) * Pc + std::max(0.0, rest - Tc) * Pm;
+}
+
+}  // namespace
+
+TEST_CASE("Iteration period at full speed is compute + communication", "[workload]") {
+  // 3.3 s + 0.8 s = 4.1 s; 600 s / 4.1 s = 146.3, so 146 iterations complete.
+  for (const double dt : {0.1, 1.0, 10.0}) {
+    core::SiteSpec site = test::gb300Site(2);
+    site.jobs.push_back(job("train", 0.0, 600.0, 3.3, 0.95, 0.8, 0.4));
+    Run r(site);
+    r.run(static_cast<int>(std::lround(700.0 / dt)), dt);
+    INFO("dt = " << dt);
+    CHECK(r.executor.jobIterations(0) == static_cast<std::uint64_t>(std::floor(600.0 / 4.1)));
+    REQUIRE(r.executor.meanIterationPeriod().has_value());
+    CHECK(*r.executor.meanIterationPeriod() == Approx(4.1).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("The slowest GPU sets the pace of the whole job", "[workload]") {
+  core::SiteSpec site = test::gb300Site(2);
+  site.jobs.push_back(job("train", 0.0, 600.0, 3.3, 0.95, 0.8, 0.4));
+  Run r(site);
+  r.state.gpu_speed[17] = 0.5;   // one GPU of the job's rack at half speed
+  r.state.gpu_speed[100] = 0.1;  // a GPU of the other rack does not matter
+  r.run(6000, 0.1);
+  // Half speed doubles the period: floor(600 / 8.2) = 73, half of the 146 at full speed.
+  CHECK(r.executor.jobIterations(0) == static_cast<std::uint64_t>(std::floor(600.0 * 0.5 / 4.1)));
+  CHECK(*r.executor.meanIterationPeriod() == Approx(2.0 * 4.1).epsilon(1e-9));
+  // Every GPU of the job runs the slowed phases; the compute share of time is unchanged, so the
+  // energy of 73 slowed iterations plus the part-done 74th is analytic.
+  const double Pc = 0.95 * kPmax, Pm = 0.4 * kPmax;
+  const double E = 2.0 * trainingEnergy(300.0, 3.3, Pc, 0.8, Pm);
+  CHECK(r.gpu_E[0] == Approx(E).epsilon(1e-9));
+  CHECK(r.gpu_E[17] == Approx(E).epsilon(1e-9));
+}
+
+TEST_CASE("Demand energy is the phase-weighted average, independent of the sub-step",
+          "[workload]") {
+  // Compute 3.2 s at 0.95 x 1400 W, communication 0.8 s at 0.4 x 1400 W: the mean power over a
+  // period is (3.2 * 0.95 + 0.8 * 0.4) / 4 * 1400 W (s5 trace shape).
+  const double P_mean = (3.2 * 0.95 + 0.8 * 0.4) / 4.0 * kPmax;
+  const double span = 84.0;  // a whole number of 4 s periods and of each dt below
+  for (const double dt : {0.1, 0.3, 0.7}) {
+    INFO("dt = " << dt);
+    core::SiteSpec site = test::gb300Site(2);
+    site.jobs.push_back(job("train", 0.0, 1000.0, 3.2, 0.95, 0.8, 0.4));
+    Run r(site);
+    r.run(static_cast<int>(std::lround(span / dt)), dt);
+    CHECK(r.gpu_E[0] == Approx(P_mean * span).epsilon(1e-12));
+    CHECK(r.gpu_E[71] == Approx(P_mean * span).epsilon(1e-12));
+    CHECK(r.gpu_E[72] == Approx(kPidle * span).epsilon(1e-12));  // rack 2 is idle
+    CHECK(r.cpu_E[0] == Approx(300.0 * span).epsilon(1e-12));    // cpu_P_busy of the test rack
+    CHECK(r.cpu_E[36] == Approx(100.0 * span).epsilon(1e-12));   // cpu P_idle
+  }
+  // A job whose start and end fall inside sub-steps: idle before and after, 20 periods inside.
+  for (const double dt : {0.1, 0.3, 0.7}) {
+    INFO("dt = " << dt);
+    core::SiteSpec site = test::gb300Site(1);
+    site.jobs.push_back(job("train", 1.05, 80.0, 3.2, 0.95, 0.8, 0.4));
+    Run r(site);
+    r.run(static_cast<int>(std::lround(span / dt)), dt);
+    CHECK(r.gpu_E[3] == Approx(P_mean * 80.0 + kPidle * (span - 80.0)).epsilon(1e-12));
+    CHECK(r.cpu_E[3] == Approx(300.0 * 80.0 + 100.0 * (span - 80.0)).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("A phase below idle power demands idle power", "[workload]") {
+  // 0.1 x 1400 W = 140 W < P_idle 200 W: demand is max(P_idle, fraction * P_max).
+  core::SiteSpec site = test::gb300Site(1);
+  site.jobs.push_back(job("train", 0.0, 100.0, 1.0, 1.0, 1.0, 0.1));
+  Run r(site);
+  r.run(1400, 0.1);  // 140 s: 50 periods of 2 s, then 40 s idle
+  CHECK(r.gpu_E[0] == Approx(50.0 * (1.0 * kPmax + 1.0 * kPidle) + 40.0 * kPidle).epsilon(1e-12));
+}
+
+TEST_CASE("A checkpoint pauses training and costs its analytic energy and iterations",
+          "[workload]") {
+  const double Tc = 3.3, Tm = 0.8;
+  const double Pc = 0.95 * kPmax, Pm = 0.4 * kPmax;
+  // Checkpoint at 0.1 x 1400 W = 140 W, below idle, so it draws P_idle = 200 W.
+  const double P_checkpoint = kPidle;
+  for (const double dt : {0.3, 1.0}) {
+    INFO("dt = " << dt);
+    core::SiteSpec site = test::gb300Site(1);
+    core::TrainingJobSpec spec = job("train", 0.0, 600.0, Tc, 0.95, Tm, 0.4);
+    spec.checkpoint_interval = 100.0;  // checkpoints at 100, 200, ..., 500 s (600 s is the end)
+    spec.checkpoint_duration = 10.0;
+    spec.checkpoint_power_fraction = 0.1;
+    site.jobs.push_back(spec);
+    Run r(site);
+    r.run(static_cast<int>(std::lround(600.0 / dt)), dt);
+    // 5 checkpoints x 10 s leave 550 s of training: floor(550 / 4.1) = 134 iterations (146
+    // without checkpoints).
+    CHECK(r.executor.jobIterations(0) == static_cast<std::uint64_t>(std::floor(550.0 / 4.1)));
+    const double E = trainingEnergy(550.0, Tc, Pc, Tm, Pm) + 50.0 * P_checkpoint;
+    CHECK(r.gpu_E[0] == Approx(E).epsilon(1e-12));
+    // Against the same job without checkpoints: 12 iterations fewer and the analytic energy.
+    core::SiteSpec plain = test::gb300Site(1);
+    plain.jobs.push_back(job("train", 0.0, 600.0, Tc, 0.95, Tm, 0.4));
+    Run p(plain);
+    p.run(static_cast<int>(std::lround(600.0 / dt)), dt);
+    CHECK(p.executor.jobIterations(0) - r.executor.jobIterations(0) == 146 - 134);
+    const double saving = trainingEnergy(600.0, Tc, Pc, Tm, Pm)
+                          - trainingEnergy(550.0, Tc, Pc, Tm, Pm) - 50.0 * P_checkpoint;
+    CHECK(p.gpu_E[0] - r.gpu_E[0] == Approx(saving).epsilon(1e-9));
+    // CPUs stay busy during checkpoints.
+    CHECK(r.cpu_E[0] == Approx(300.0 * 600.0).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("A throttled GPU demands at most throttled_power_fraction x P_max", "[workload]") {
+  core::SiteSpec site = test::gb300Site(1);
+  site.jobs.push_back(job("train", 0.0, 1000.0, 3.2, 0.95, 0.8, 0.4));
+  Run r(site);
+  r.state.gpu_throttled[3] = 1;
+  const double cap = 0.5 * kPmax;  // throttled_power_fraction of the test rack
+  r.executor.initialize(r.state);
+  CHECK(r.state.gpu_P_demand[3] == Approx(cap));           // compute phase at t = 0, capped
+  CHECK(r.state.gpu_P_demand[2] == Approx(0.95 * kPmax));  // unthrottled neighbour
+  const double dt = 0.7;
+  const int steps = 130;  // 91 s = 22.75 periods
+  double E3 = 0.0;
+  for (int i = 0; i < steps; ++i) {
+    r.executor.advance(i * dt, dt, r.state);
+    CHECK(r.state.gpu_P_demand[3] <= cap * (1.0 + 1e-12));
+    E3 += r.state.gpu_P_demand[3] * dt;
+  }
+  // Compute 1330 W is capped at 700 W; communication 560 W is below the cap.
+  CHECK(E3 == Approx(trainingEnergy(steps * dt, 3.2, cap, 0.8, 0.4 * kPmax)).epsilon(1e-12));
+  // Throttling alone does not slow the job (the thermal model lowers gpu_speed for that).
+  CHECK(r.executor.jobIterations(0) == 22);
+}
+
+TEST_CASE("Initial demands and constant rack loads", "[workload]") {
+  core::SiteSpec site = test::gb300Site(2);
+  site.jobs.push_back(job("train", 0.0, 100.0, 3.2, 0.95, 0.8, 0.4));
+  Run r(site);
+  r.executor.initialize(r.state);
+  CHECK(r.state.gpu_P_demand[0] == Approx(0.95 * kPmax));  // compute phase at t = 0
+  CHECK(r.state.gpu_P_demand[72] == Approx(kPidle));
+  CHECK(r.state.cpu_P_demand[0] == Approx(300.0));
+  CHECK(r.state.switch_P_demand[0] == Approx(120.0));
+  CHECK(r.state.switch_P_demand[18] == Approx(60.0));
+  // 18 compute trays x 400 W + 9 switch trays x 200 W of air-cooled load (test rack).
+  CHECK(r.state.rack_air_P_demand[1] == Approx(18 * 400.0 + 9 * 200.0));
+}
+
+TEST_CASE("Jobs on unknown, repeated or shared racks are rejected", "[workload]") {
+  core::SiteSpec site = test::gb300Site(2);
+  core::TrainingJobSpec a = job("a", 0.0, 100.0, 3.2, 0.95, 0.8, 0.4);
+  a.racks = {core::ComponentId("row1/rack09")};
+  site.jobs = {a};
+  {
+    const core::SiteLayout layout = core::SiteLayout::build(site);
+    CHECK_THROWS_WITH(core::WorkloadExecutor(site, layout),
+                      Catch::Matchers::Contains("unknown rack 'row1/rack09'"));
+  }
+  a.racks = {core::ComponentId("row1/rack01"), core::ComponentId("row1/rack01")};
+  site.jobs = {a};
+  {
+    const core::SiteLayout layout = core::SiteLayout::build(site);
+    CHECK_THROWS_AS(core::WorkloadExecutor(site, layout), std::invalid_argument);
+  }
+  a.racks = {core::ComponentId("row1/rack01"), core::ComponentId("row1/rack02")};
+  core::TrainingJobSpec b = job("b", 50.0, 100.0, 3.2, 0.95, 0.8, 0.4);
+  b.racks = {core::ComponentId("row1/rack02")};
+  site.jobs = {a, b};
+  const core::SiteLayout layout = core::SiteLayout::build(site);
+  CHECK_THROWS_WITH(core::WorkloadExecutor(site, layout), Catch::Matchers::Contains("shares"));
+  site.jobs[1].start = 100.0;  // back to back is fine
+  CHECK_NOTHROW(core::WorkloadExecutor(site, layout));
+  site.jobs[1].communication_duration = 0.0;
+  site.jobs[1].compute_duration = 0.0;
+  CHECK_THROWS_AS(core::WorkloadExecutor(site, layout), std::invalid_argument);
+}
+
+TEST_CASE("Workload channels and summary", "[workload]") {
+  core::SiteSpec site = test::gb300Site(1);
+  site.jobs.push_back(job("train", 0.0, 100.0, 3.2, 0.95, 0.8, 0.4));
+  site.jobs.push_back(job("later", 1000.0, 100.0, 3.2, 0.95, 0.8, 0.4));
+  Run r(site);
+  core::Recorder recorder(1.0);
+  r.executor.declareChannels(recorder);
+  REQUIRE(recorder.channels().size() == 2);
+  CHECK(recorder.channels()[0].group == "job");
+  CHECK(recorder.channels()[0].name == "iterations");
+  CHECK(recorder.channels()[0].entity_ids == std::vector<std::string>{"train", "later"});
+  CHECK(recorder.channels()[1].name == "P_demand");
+  CHECK(recorder.channels()[1].width() == 72);
+
+  r.run(500, 0.1);  // 50 s: 12 iterations of 4 s
+  core::Summary summary;
+  r.executor.summarise(summary);
+  CHECK(summary.value("training_iterations").value() == 12.0);
+  CHECK(summary.value("training_iteration_period_s").value() == Approx(4.0).epsilon(1e-9));
+
+  core::SiteSpec idle = test::gb300Site(1);
+  idle.jobs.push_back(job("later", 1000.0, 100.0, 3.2, 0.95, 0.8, 0.4));
+  Run q(idle);
+  q.run(10, 0.1);
+  core::Summary none;
+  q.executor.summarise(none);
+  CHECK(none.value("training_iterations").value() == 0.0);
+  CHECK_FALSE(none.value("training_iteration_period_s").has_value());
+}
+
+TEST_CASE("The executor is deterministic", "[workload]") {
+  const auto demands = [] {
+    core::SiteSpec site = test::gb300Site(2);
+    core::TrainingJobSpec spec = job("train", 0.3, 500.0, 3.3, 0.95, 0.8, 0.4);
+    spec.checkpoint_interval = 60.0;
+    spec.checkpoint_duration = 7.0;
+    spec.checkpoint_power_fraction = 0.2;
+    site.jobs.push_back(spec);
+    Run r(site);
+    r.state.gpu_speed[9] = 0.83;
+    r.run(3000, 0.17);
+    return r.gpu_E;
+  };
+  CHECK(demands() == demands());
+}
