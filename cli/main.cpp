@@ -1,0 +1,40 @@
+// racktwin: batch runs of RackTwin scenarios and inspection of result files.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "Commands.hpp"
+#include "racktwin/core/Version.hpp"
+
+int main(int argc, char** argv) {
+  using namespace racktwin::cli;
+  CLI::App app{"RackTwin: a digital twin of liquid-cooled AI racks, their cooling and power."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(racktwin::core::programVersion()));
+
+  RunArguments run;
+  CLI::App* run_command = app.add_subcommand("run", "Run a scenario and write an HDF5 result");
+  run_command->add_option("scenario", run.scenario, "Scenario file (YAML)")->required();
+  run_command->add_option("-o,--output", run.output,
+                          "Result file (HDF5); default out/<scenario name>.h5");
+  run_command->add_option("--duration", run.duration_s,
+                          "Simulated time in seconds (overrides the scenario)");
+  run_command->add_option("--step", run.step_s,
+                          "Macro (thermal) step in seconds (overrides the scenario)");
+  run_command->add_option("--summary-json", run.summary_json,
+                          "Also write the run summary as JSON to this file");
+  run_command->add_flag("-q,--quiet", run.quiet, "Print nothing but errors");
+
+  std::string result;
+  CLI::App* info_command = app.add_subcommand("info", "List what a result file holds");
+  info_command->add_option("result", result, "Result file (HDF5)")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    const int code = app.exit(error);
+    return code == 0 ? kSuccess : kBadInput;
+  }
+  if (*run_command) return runCommand(run);
+  if (*info_command) return infoCommand(result);
+  return kBadInput;
+}

@@ -1,0 +1,88 @@
+#include "racktwin/scenarios/Twin.hpp"
+
+#include "racktwin/core/Engine.hpp"
+#include "racktwin/core/Version.hpp"
+#include "racktwin/core/WorkloadExecutor.hpp"
+#include "racktwin/power/ElectricalModel.hpp"
+#include "racktwin/thermal/CoolingModel.hpp"
+
+namespace racktwin::scenarios {
+
+struct Twin::Impl {
+  explicit Impl(core::SiteSpec spec)
+      : site(std::move(spec)),
+        layout(core::SiteLayout::build(site)),
+        workload(site, layout),
+        electrical(site, layout),
+        cooling(site, layout),
+        engine(site.simulation, state),
+        recorder(site.simulation.record_interval) {
+    const double T_initial = site.cdus.empty() ? site.facility.T_supply : site.cdus[0].T_supply_set;
+    state.resize(layout, T_initial);
+    engine.addFastModel(workload);
+    engine.addFastModel(electrical);
+    engine.addSlowModel(cooling);
+    for (const core::EventSpec& event : site.events) engine.schedule(event);
+    for (core::Model* model : engine.models()) model->declareChannels(recorder);
+    engine.setRecorder(&recorder);
+  }
+
+  core::SiteSpec site;
+  core::SiteLayout layout;
+  core::SiteState state;
+  core::WorkloadExecutor workload;
+  power::ElectricalModel electrical;
+  thermal::CoolingModel cooling;
+  core::Engine engine;
+  core::Recorder recorder;
+};
+
+Twin::Twin(core::SiteSpec site) : impl_(std::make_unique<Impl>(std::move(site))) {}
+Twin::~Twin() = default;
+
+void Twin::addSink(core::RecorderSink& sink) { impl_->recorder.addSink(sink); }
+
+void Twin::initialize() {
+  core::RunMetadata metadata;
+  metadata.program_version = std::string(core::programVersion());
+  metadata.site_name = impl_->site.name;
+  metadata.scenario_path = impl_->site.scenario_path;
+  metadata.scenario_text = impl_->site.scenario_text;
+  metadata.seed = impl_->site.simulation.seed;
+  metadata.step = impl_->site.simulation.step;
+  metadata.substeps = impl_->site.simulation.substeps;
+  metadata.record_interval = impl_->site.simulation.record_interval;
+  metadata.duration = impl_->site.simulation.duration;
+  impl_->recorder.open(metadata);
+  impl_->engine.initialize();
+}
+
+bool Twin::step() { return impl_->engine.step(); }
+
+core::Summary Twin::finish(bool complete) {
+  Impl& m = *impl_;
+  m.engine.finalize();
+  core::Summary summary;
+  summary.add({"gpu_count", static_cast<double>(m.layout.gpu_count), "GPUs", "", 1.0, 0.0});
+  summary.add({"simulated_time_s", m.engine.time(), "Simulated time", "s", 1.0, 0.0});
+  for (const core::Model* model : m.engine.models()) model->summarise(summary);
+  // Facility energy: IT (AC input of the power shelves) plus the cooling equipment modelled so far.
+  const double it = summary.value("it_energy_J").value_or(0.0);
+  const double cooling = summary.value("cooling_energy_J").value_or(0.0);
+  summary.add({"facility_energy_J", it + cooling, "Facility energy (IT + cooling)", "kWh",
+               1.0 / 3.6e6, 0.0});
+  summary.add({"pue", it > 0.0 ? std::optional<double>((it + cooling) / it) : std::nullopt,
+               "PUE (IT + modelled cooling) / IT", "", 1.0, 0.0});
+  m.recorder.close(complete, summary.toJson());
+  return summary;
+}
+
+double Twin::time() const { return impl_->engine.time(); }
+double Twin::duration() const { return impl_->engine.duration(); }
+const core::SiteSpec& Twin::site() const noexcept { return impl_->site; }
+const core::SiteLayout& Twin::layout() const noexcept { return impl_->layout; }
+const core::SiteState& Twin::state() const noexcept { return impl_->state; }
+const thermal::CoolingModel& Twin::cooling() const noexcept { return impl_->cooling; }
+const core::Recorder& Twin::recorder() const noexcept { return impl_->recorder; }
+
+}  // namespace racktwin::scenarios

@@ -1,0 +1,48 @@
+#pragma once
+// Twin: one simulated site, assembled from a SiteSpec — the workload executor and electrical model
+// (fast, sub-stepped), the cooling model (slow), the engine that clocks them, and the recorder.
+// All state lives in the Twin object, so two twins can run in two threads.
+#include <memory>
+#include <string>
+
+#include "racktwin/core/Recorder.hpp"
+#include "racktwin/core/SiteSpec.hpp"
+#include "racktwin/core/SiteState.hpp"
+#include "racktwin/core/Summary.hpp"
+
+namespace racktwin::thermal {
+class CoolingModel;
+}
+
+namespace racktwin::scenarios {
+
+class Twin {
+ public:
+  explicit Twin(core::SiteSpec site);
+  ~Twin();
+  Twin(const Twin&) = delete;
+  Twin& operator=(const Twin&) = delete;
+
+  /// Adds a sink (e.g. the HDF5 file); call before initialize(). The Twin does not own it.
+  void addSink(core::RecorderSink& sink);
+  /// Opens the sinks and sets the initial state (t = 0, first sample).
+  void initialize();
+  /// Advances one macro step; false once the duration is reached.
+  bool step();
+  /// Finalises the models, builds the summary and closes the sinks (complete = ran to the end).
+  core::Summary finish(bool complete);
+
+  double time() const;
+  double duration() const;
+  const core::SiteSpec& site() const noexcept;
+  const core::SiteLayout& layout() const noexcept;
+  const core::SiteState& state() const noexcept;
+  const thermal::CoolingModel& cooling() const noexcept;
+  const core::Recorder& recorder() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace racktwin::scenarios
