@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 
 #include "Commands.hpp"
 #include "Progress.hpp"
@@ -105,6 +106,10 @@ int runCommand(const RunArguments& arguments) {
   std::unique_ptr<scenarios::Twin> twin;
   try {
     twin = std::make_unique<scenarios::Twin>(std::move(site));
+  } catch (const std::invalid_argument& error) {
+    // A combination of valid values the models cannot build (e.g. an impossible CDU rating).
+    std::fprintf(stderr, "racktwin: %s: %s\n", arguments.scenario.c_str(), error.what());
+    return kBadInput;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "racktwin: cannot assemble the site: %s\n", error.what());
     return kRunFailed;
