@@ -1,0 +1,115 @@
+// The default scenario end to end: one GB300 NVL72 rack, one hour of training at W32.
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "RunProgram.hpp"
+#include "racktwin/core/Hdf5Result.hpp"
+
+using namespace racktwin;
+using test::runProgram;
+
+namespace {
+
+const std::string kCli = RACKTWIN_CLI;
+
+struct DefaultRun {
+  DefaultRun() {
+    dir = test::scratchDirectory("default-run-" + std::to_string(getpid()));
+    result = dir + "/r.h5";
+    summary_path = dir + "/s.json";
+    run = runProgram(kCli + " run scenarios/nvl72-rack.yaml -o " + result + " --summary-json " +
+                     summary_path);
+    if (run.exit_code == 0) summary = nlohmann::json::parse(test::readFile(summary_path));
+  }
+  std::string dir, result, summary_path;
+  test::ProgramResult run;
+  nlohmann::json summary;
+};
+
+const DefaultRun& defaultRun() {
+  static const DefaultRun run;  // one hour of simulated time, shared by the checks below
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("The default hour runs, prints its summary and closes its energy balance",
+          "[integration]") {
+  const DefaultRun& run = defaultRun();
+  INFO(run.run.err);
+  REQUIRE(run.run.exit_code == 0);
+  CHECK(run.run.out.find("Max GPU junction temperature") != std::string::npos);
+  const auto& s = run.summary;
+  CHECK(s.at("gpu_count").get<double>() == 72.0);  // 18 trays x 4 GPUs (NVIDIA RA)
+  CHECK(s.at("simulated_time_s").get<double>() == 3600.0);
+  // Issue acceptance: junction between 40 and 95 degC at W32 facility water.
+  const double T_max = s.at("max_gpu_temperature_K").get<double>();
+  CHECK(T_max > 273.15 + 40.0);
+  CHECK(T_max < 273.15 + 95.0);
+  // Conservation: heat in - rejected - stored, relative to heat in.
+  CHECK(s.at("energy_balance_relative_error").get<double>() < 1e-6);
+  // Rack power: NVIDIA gives up to 142 kW for a GB300 NVL72 (gb300_nvl72.md section 1); a
+  // training hour with communication phases and a checkpoint averages below that.
+  const double it_W = s.at("it_energy_J").get<double>() / 3600.0;
+  CHECK(it_W > 90e3);
+  CHECK(it_W < 142e3);
+  CHECK(s.at("facility_energy_J").get<double>() > s.at("it_energy_J").get<double>());
+  CHECK(s.at("pue").get<double>() > 1.0);
+  CHECK(s.at("pue").get<double>() < 1.2);  // liquid-cooled hall design range 1.1-1.3 less plant
+}
+
+TEST_CASE("The result file has every dataset finite, with units, readable by h5py",
+          "[integration]") {
+  const DefaultRun& run = defaultRun();
+  REQUIRE(run.run.exit_code == 0);
+  const auto check = runProgram("/usr/bin/python3 tests/hdf5/check_result.py " + run.result);
+  INFO(check.out << check.err);
+  CHECK(check.exit_code == 0);
+
+  std::vector<unsigned long long> shape;
+  const auto T = core::readResultDataset(run.result, "/gpu/T_junction", &shape);
+  REQUIRE(shape.size() == 2);
+  CHECK(shape[0] == 3601);  // t = 0 and every second of the hour
+  CHECK(shape[1] == 72);
+  const auto time = core::readResultDataset(run.result, "/time");
+  CHECK(time.back() == 3600.0);
+
+  // Mass balance at the rack manifold: the CDU flow equals the sum of the 27 tray flows.
+  std::vector<unsigned long long> tray_shape;
+  const auto tray = core::readResultDataset(run.result, "/tray/V_flow", &tray_shape);
+  const auto cdu = core::readResultDataset(run.result, "/cdu/V_flow");
+  REQUIRE(tray_shape[1] == 27);
+  for (std::size_t row = 0; row < tray_shape[0]; row += 600) {
+    double sum = 0.0;
+    for (std::size_t k = 0; k < 27; ++k) sum += tray[row * 27 + k];
+    CHECK(sum == Approx(cdu[row]).epsilon(1e-9));
+  }
+  const auto info = core::readResultInfo(run.result);
+  CHECK(info.attributes.at("complete") == "1");
+  CHECK(info.attributes.count("program_version") == 1);
+}
+
+TEST_CASE("racktwin info lists the datasets of a result", "[integration]") {
+  const DefaultRun& run = defaultRun();
+  REQUIRE(run.run.exit_code == 0);
+  const auto info = runProgram(kCli + " info " + run.result);
+  CHECK(info.exit_code == 0);
+  CHECK(info.out.find("/gpu/T_junction") != std::string::npos);
+  CHECK(info.out.find("(3601, 72)") != std::string::npos);
+}
+
+TEST_CASE("Two runs of one scenario give identical results", "[integration]") {
+  const std::string dir = test::scratchDirectory("determinism-" + std::to_string(getpid()));
+  for (const char* name : {"/a.h5", "/b.h5"}) {
+    const auto run = runProgram(kCli + " run scenarios/nvl72-rack.yaml --duration 120 -q -o " +
+                                dir + name);
+    REQUIRE(run.exit_code == 0);
+  }
+  for (const char* dataset : {"/gpu/T_junction", "/rack/P_ac", "/cdu/T_supply"}) {
+    CHECK(core::readResultDataset(dir + "/a.h5", dataset) ==
+          core::readResultDataset(dir + "/b.h5", dataset));
+  }
+}
