@@ -1,0 +1,444 @@
+// The HDF5 result writer.
+//
+// Crash safety without SWMR: HDF5 changes the file on disk only when it flushes (chunk and metadata
+// caches), so a process killed between two H5Fflush calls leaves the state of the last flush, which
+// h5py opens with complete = 0. Two choices keep that state intact as long as possible:
+//  - Rows are buffered per dataset and handed to HDF5 one chunk-aligned block at a time; the chunk
+//    cache of each dataset is sized to hold every chunk touched between flushes.
+//  - A chunk's row count divides flush_rows when it can (see chunkRows), so every chunk is written
+//    once, complete, at a flush. A flush that wrote a partial compressed chunk would rewrite it at
+//    the next flush at a new address and free the old one, which HDF5 may reuse at once: a kill
+//    during that flush then leaves chunks the old metadata still points to overwritten, and the
+//    flush itself costs several times more (the partial chunk is compressed again each time).
+// The file is created under a temporary name and renamed once the first flush made it a valid
+// file, so a run killed while opening leaves no broken result file (and an older result under the
+// same name is replaced only then).
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "Hdf5Handle.hpp"
+#include "racktwin/core/Error.hpp"
+#include "racktwin/core/Hdf5Result.hpp"
+
+namespace racktwin::core {
+namespace {
+
+using namespace hdf5;
+
+constexpr std::size_t kMaxChunkBytes = std::size_t{1} << 20;  // chunks of about 1 MiB at most
+constexpr std::size_t kMaxChunkColumns = kMaxChunkBytes / sizeof(double);
+constexpr std::size_t kMaxCachedChunks = 16;  // per dataset: bounds the memory of the chunk cache
+constexpr std::size_t kCacheSlots = 521;      // a prime, as HDF5's documentation advises
+
+/// Rows per chunk of a dataset `width` values wide: at most options.chunk_rows and about 1 MiB,
+/// and a divisor of flush_rows unless that would make chunks less than half as long.
+std::size_t chunkRows(std::size_t width, const Hdf5SinkOptions& options) {
+  const std::size_t columns = std::min(width, kMaxChunkColumns);
+  const std::size_t limit =
+      std::clamp<std::size_t>(kMaxChunkBytes / (columns * sizeof(double)), 1, options.chunk_rows);
+  const std::size_t flush = options.flush_rows;
+  if (flush == 0) return limit;
+  if (flush <= limit) return flush;
+  std::size_t divisor = limit;
+  while (flush % divisor != 0)
+    --divisor;
+  return 2 * divisor >= limit ? divisor : limit;
+}
+
+/// One appendable float64 dataset (/time or a channel) with its row buffer.
+struct Column {
+  std::string path;        // "/gpu/T_junction", for messages
+  std::size_t offset = 0;  // first value of this column in a recorder row
+  std::size_t width = 1;   // values per row
+  bool scalar = true;      // stored 1-D
+  std::size_t chunk_rows = 1;
+  std::vector<double> buffer;  // chunk_rows * width, preallocated
+  std::size_t buffered = 0;    // rows in buffer
+  hsize_t written = 0;         // rows in the file
+  Dataset dataset;
+  Dataspace file_space;    // reused for every block write
+  Dataspace memory_space;  // the whole buffer; a hyperslab selects the rows to write
+};
+
+class Hdf5Sink final : public RecorderSink {
+ public:
+  Hdf5Sink(std::string path, Hdf5SinkOptions options) : path_(std::move(path)), options_(options) {
+    RACKTWIN_ASSERT(options_.chunk_rows >= 1, "Hdf5SinkOptions::chunk_rows must be at least 1");
+    RACKTWIN_ASSERT(options_.deflate_level >= 0 && options_.deflate_level <= 9,
+                    "Hdf5SinkOptions::deflate_level must be in 0..9");
+  }
+
+  Hdf5Sink(const Hdf5Sink&) = delete;
+  Hdf5Sink& operator=(const Hdf5Sink&) = delete;
+
+  ~Hdf5Sink() override {
+    if (!file_.valid()) return;
+    if (!renamed_) {
+      // open() failed part-way: there is no result file, only the temporary one.
+      (void)closeAll();
+      std::error_code ignored;
+      std::filesystem::remove(partialPath(), ignored);
+      return;
+    }
+    // An abandoned run (exception, early exit): keep what was recorded, complete stays 0.
+    try {
+      finish(false, {}, false);
+    } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor must not throw
+    }
+    (void)closeAll();
+  }
+
+  void open(const RunMetadata& metadata, const std::vector<ChannelInfo>& channels) override;
+  void append(double time, std::span<const double> row) override;
+  void close(bool complete, std::string_view summary_json) override;
+
+ private:
+  std::string partialPath() const { return path_ + ".partial"; }
+  [[noreturn]] void fail(const std::string& what) const;
+  template <class T>
+  T check(T value, const char* what, const std::string& object = {}) const {
+    if (value < 0) fail(object.empty() ? std::string(what) : std::string(what) + " " + object);
+    return value;
+  }
+
+  void writeRootAttributes(const RunMetadata& metadata);
+  void writeScenario(const std::string& text);
+  hid_t groupFor(const std::string& name);
+  void writeIds(hid_t group, const std::string& group_name, const std::vector<std::string>& ids);
+  void createColumn(Column& column, hid_t parent, const std::string& name, const std::string& unit,
+                    const std::string& description);
+  void writeStringAttribute(hid_t object, const char* name, std::string_view value,
+                            const std::string& object_path);
+  template <class T>
+  void writeScalarAttribute(hid_t object, const char* name, hid_t file_type, hid_t memory_type,
+                            const T& value);
+  void writeBlock(Column& column);
+  void writeAllBuffered();
+  void flushFile();
+  void finish(bool complete, std::string_view summary_json, bool write_summary);
+  bool closeAll() noexcept;
+
+  std::string path_;
+  Hdf5SinkOptions options_;
+  File file_;
+  Datatype string_type_;
+  std::map<std::string, Group, std::less<>> groups_;
+  Column time_;
+  std::vector<Column> columns_;
+  std::size_t row_width_ = 0;
+  std::size_t samples_ = 0;
+  bool renamed_ = false;  // the file has its final name
+  bool closed_ = false;
+};
+
+void Hdf5Sink::fail(const std::string& what) const {
+  std::string message = "HDF5 result file '" + path_ + "': " + what + " failed";
+  const std::string detail = lastErrorDetail();
+  if (!detail.empty()) message += " (" + detail + ")";
+  throw RuntimeError(message);
+}
+
+void Hdf5Sink::open(const RunMetadata& metadata, const std::vector<ChannelInfo>& channels) {
+  RACKTWIN_ASSERT(!file_.valid() && !closed_, "Hdf5Sink::open called twice");
+  const ErrorSilencer silence;
+
+  // No object timestamps anywhere: the same run must give a byte-identical file.
+  const PropertyList fcpl(check(H5Pcreate(H5P_FILE_CREATE), "creating a property list"));
+  check(H5Pset_obj_track_times(fcpl.get(), false), "disabling timestamps");
+  const std::string partial_path = partialPath();
+  file_ = File(check(H5Fcreate(partial_path.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT),
+                     "creating", partial_path));
+  string_type_ = makeUtf8StringType();
+  if (!string_type_.valid()) fail("creating the UTF-8 string type");
+
+  writeRootAttributes(metadata);
+  writeScenario(metadata.scenario_text);
+
+  time_.path = "/time";
+  time_.width = 1;
+  time_.scalar = true;
+  createColumn(time_, file_.get(), "time", "s", "Simulation time of each sample.");
+
+  // Every vector channel of a group shares the group's /<group>/ids columns.
+  std::map<std::string, const std::vector<std::string>*, std::less<>> group_ids;
+  columns_.clear();
+  columns_.reserve(channels.size());
+  std::size_t offset = 0;
+  for (const ChannelInfo& channel : channels) {
+    RACKTWIN_ASSERT(!channel.group.empty() && !channel.name.empty(),
+                    "a recorder channel needs a group and a name");
+    RACKTWIN_ASSERT(
+        channel.group.find('/') == std::string::npos && channel.name.find('/') == std::string::npos,
+        "recorder channel group and name must not contain '/'");
+    RACKTWIN_ASSERT(channel.group != "time" && channel.group != "scenario" && channel.name != "ids",
+                    "recorder channel uses a reserved name (time, scenario, ids)");
+    const hid_t group = groupFor(channel.group);
+    if (!channel.entity_ids.empty()) {
+      auto [it, inserted] = group_ids.try_emplace(channel.group, &channel.entity_ids);
+      if (inserted) {
+        writeIds(group, channel.group, channel.entity_ids);
+      } else {
+        RACKTWIN_ASSERT(*it->second == channel.entity_ids,
+                        "all vector channels of one recorder group must have the same entities");
+      }
+    }
+    Column& column = columns_.emplace_back();
+    column.path = "/" + channel.group + "/" + channel.name;
+    column.offset = offset;
+    column.width = channel.width();
+    column.scalar = channel.entity_ids.empty();
+    offset += column.width;
+    createColumn(column, group, channel.name, channel.unit, channel.description);
+  }
+  row_width_ = offset;
+  flushFile();
+  std::error_code error;
+  std::filesystem::rename(partial_path, path_, error);
+  if (error) fail("renaming " + partial_path + " (" + error.message() + ")");
+  renamed_ = true;
+}
+
+void Hdf5Sink::writeRootAttributes(const RunMetadata& metadata) {
+  const hid_t root = file_.get();
+  writeStringAttribute(root, "program_version", metadata.program_version, "/");
+  writeStringAttribute(root, "site_name", metadata.site_name, "/");
+  writeStringAttribute(root, "scenario_path", metadata.scenario_path, "/");
+  writeScalarAttribute(root, "seed", H5T_STD_U64LE, H5T_NATIVE_ULLONG, metadata.seed);
+  writeScalarAttribute(root, "step_s", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, metadata.step);
+  writeScalarAttribute(root, "substeps", H5T_STD_I32LE, H5T_NATIVE_INT, metadata.substeps);
+  writeScalarAttribute(root, "record_interval_s", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                       metadata.record_interval);
+  writeScalarAttribute(root, "duration_s", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, metadata.duration);
+  const std::uint8_t incomplete = 0;
+  writeScalarAttribute(root, "complete", H5T_STD_U8LE, H5T_NATIVE_UINT8, incomplete);
+}
+
+void Hdf5Sink::writeScenario(const std::string& text) {
+  const hid_t group = groupFor("scenario");
+  const Dataspace space(check(H5Screate(H5S_SCALAR), "creating a dataspace"));
+  const PropertyList dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "creating a property list"));
+  check(H5Pset_obj_track_times(dcpl.get(), false), "disabling timestamps");
+  const Dataset dataset(check(H5Dcreate2(group, "text", string_type_.get(), space.get(),
+                                         H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                              "creating dataset", "/scenario/text"));
+  const char* data = text.c_str();
+  check(H5Dwrite(dataset.get(), string_type_.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &data),
+        "writing dataset", "/scenario/text");
+}
+
+hid_t Hdf5Sink::groupFor(const std::string& name) {
+  if (auto it = groups_.find(name); it != groups_.end()) return it->second.get();
+  const PropertyList gcpl(check(H5Pcreate(H5P_GROUP_CREATE), "creating a property list"));
+  check(H5Pset_obj_track_times(gcpl.get(), false), "disabling timestamps");
+  Group group(check(H5Gcreate2(file_.get(), name.c_str(), H5P_DEFAULT, gcpl.get(), H5P_DEFAULT),
+                    "creating group", "/" + name));
+  return groups_.emplace(name, std::move(group)).first->second.get();
+}
+
+void Hdf5Sink::writeIds(hid_t group, const std::string& group_name,
+                        const std::vector<std::string>& ids) {
+  const std::string path = "/" + group_name + "/ids";
+  const hsize_t count = ids.size();
+  const Dataspace space(check(H5Screate_simple(1, &count, nullptr), "creating a dataspace"));
+  const PropertyList dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "creating a property list"));
+  check(H5Pset_obj_track_times(dcpl.get(), false), "disabling timestamps");
+  const Dataset dataset(check(H5Dcreate2(group, "ids", string_type_.get(), space.get(), H5P_DEFAULT,
+                                         dcpl.get(), H5P_DEFAULT),
+                              "creating dataset", path));
+  std::vector<const char*> pointers;
+  pointers.reserve(ids.size());
+  for (const std::string& id : ids)
+    pointers.push_back(id.c_str());
+  check(H5Dwrite(dataset.get(), string_type_.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()),
+        "writing dataset", path);
+  writeStringAttribute(dataset.get(), "description", "Entity id of each column of this group.",
+                       path);
+}
+
+void Hdf5Sink::createColumn(Column& column, hid_t parent, const std::string& name,
+                            const std::string& unit, const std::string& description) {
+  column.chunk_rows = chunkRows(column.width, options_);
+  const hsize_t chunk_columns = std::min(column.width, kMaxChunkColumns);
+  const std::size_t chunk_bytes = column.chunk_rows * chunk_columns * sizeof(double);
+  column.buffer.assign(column.chunk_rows * column.width, 0.0);
+  column.buffered = 0;
+  column.written = 0;
+
+  const int rank = column.scalar ? 1 : 2;
+  const hsize_t dims[2] = {0, column.width};
+  const hsize_t max_dims[2] = {H5S_UNLIMITED, column.width};
+  const hsize_t chunk[2] = {column.chunk_rows, chunk_columns};
+  const hsize_t buffer_dims[2] = {column.chunk_rows, column.width};
+
+  const PropertyList dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "creating a property list"));
+  check(H5Pset_obj_track_times(dcpl.get(), false), "disabling timestamps");
+  check(H5Pset_chunk(dcpl.get(), rank, chunk), "setting the chunk size of", column.path);
+  check(H5Pset_shuffle(dcpl.get()), "setting the shuffle filter of", column.path);
+  check(H5Pset_deflate(dcpl.get(), static_cast<unsigned>(options_.deflate_level)),
+        "setting the deflate filter of", column.path);
+
+  // Hold every chunk touched between two flushes (plus the one being filled), so blocks reach
+  // the disk only inside H5Fflush; see the comment at the top of this file.
+  const std::size_t rows_between_flushes =
+      options_.flush_rows == 0 ? column.chunk_rows : options_.flush_rows;
+  const std::size_t cached_chunks = std::min(
+      kMaxCachedChunks, (rows_between_flushes + column.chunk_rows - 1) / column.chunk_rows + 2);
+  const std::size_t chunks_per_row = (column.width + chunk_columns - 1) / chunk_columns;
+  const PropertyList dapl(check(H5Pcreate(H5P_DATASET_ACCESS), "creating a property list"));
+  check(H5Pset_chunk_cache(dapl.get(), kCacheSlots, cached_chunks * chunks_per_row * chunk_bytes,
+                           1.0),
+        "setting the chunk cache of", column.path);
+
+  const Dataspace space(
+      check(H5Screate_simple(rank, dims, max_dims), "creating the dataspace of", column.path));
+  column.dataset = Dataset(check(H5Dcreate2(parent, name.c_str(), H5T_IEEE_F64LE, space.get(),
+                                            H5P_DEFAULT, dcpl.get(), dapl.get()),
+                                 "creating dataset", column.path));
+  column.file_space = Dataspace(
+      check(H5Screate_simple(rank, dims, max_dims), "creating the dataspace of", column.path));
+  column.memory_space = Dataspace(check(H5Screate_simple(rank, buffer_dims, nullptr),
+                                        "creating the dataspace of", column.path));
+  writeStringAttribute(column.dataset.get(), "units", unit, column.path);
+  writeStringAttribute(column.dataset.get(), "description", description, column.path);
+}
+
+void Hdf5Sink::writeStringAttribute(hid_t object, const char* name, std::string_view value,
+                                    const std::string& object_path) {
+  const std::string where = "attribute '" + std::string(name) + "' of " + object_path;
+  const std::string text(value);  // NUL-terminated copy
+  const Dataspace space(check(H5Screate(H5S_SCALAR), "creating a dataspace"));
+  if (check(H5Aexists(object, name), "looking up", where) > 0) {
+    check(H5Adelete(object, name), "replacing", where);
+  }
+  const Attribute attribute(
+      check(H5Acreate2(object, name, string_type_.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+            "creating", where));
+  const char* data = text.c_str();
+  check(H5Awrite(attribute.get(), string_type_.get(), &data), "writing", where);
+}
+
+template <class T>
+void Hdf5Sink::writeScalarAttribute(hid_t object, const char* name, hid_t file_type,
+                                    hid_t memory_type, const T& value) {
+  const std::string where = "attribute '" + std::string(name) + "' of /";
+  Attribute attribute;
+  if (check(H5Aexists(object, name), "looking up", where) > 0) {
+    attribute = Attribute(check(H5Aopen(object, name, H5P_DEFAULT), "opening", where));
+  } else {
+    const Dataspace space(check(H5Screate(H5S_SCALAR), "creating a dataspace"));
+    attribute =
+        Attribute(check(H5Acreate2(object, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                        "creating", where));
+  }
+  check(H5Awrite(attribute.get(), memory_type, &value), "writing", where);
+}
+
+void Hdf5Sink::append(double time, std::span<const double> row) {
+  RACKTWIN_ASSERT(renamed_ && !closed_, "Hdf5Sink::append outside open()/close()");
+  RACKTWIN_ASSERT(row.size() == row_width_, "recorder row does not match the declared channels");
+
+  // Buffer the row. A column's block ends at a chunk boundary of its dataset.
+  time_.buffer[time_.buffered++] = time;
+  if ((time_.written + time_.buffered) % time_.chunk_rows == 0) writeBlock(time_);
+  for (Column& column : columns_) {
+    std::copy_n(row.data() + column.offset, column.width,
+                column.buffer.data() + column.buffered * column.width);
+    ++column.buffered;
+    if ((column.written + column.buffered) % column.chunk_rows == 0) writeBlock(column);
+  }
+  ++samples_;
+  if (options_.flush_rows != 0 && samples_ % options_.flush_rows == 0) {
+    writeAllBuffered();
+    flushFile();
+  }
+}
+
+void Hdf5Sink::writeBlock(Column& column) {
+  if (column.buffered == 0) return;
+  const ErrorSilencer silence;
+  const int rank = column.scalar ? 1 : 2;
+  const hsize_t rows = column.buffered;
+  const hsize_t new_dims[2] = {column.written + rows, column.width};
+  const hsize_t max_dims[2] = {H5S_UNLIMITED, column.width};
+  const hsize_t start[2] = {column.written, 0};
+  const hsize_t zero[2] = {0, 0};
+  const hsize_t count[2] = {rows, column.width};
+
+  check(H5Dset_extent(column.dataset.get(), new_dims), "extending dataset", column.path);
+  check(H5Sset_extent_simple(column.file_space.get(), rank, new_dims, max_dims),
+        "resizing the dataspace of", column.path);
+  check(
+      H5Sselect_hyperslab(column.file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+      "selecting rows of", column.path);
+  check(
+      H5Sselect_hyperslab(column.memory_space.get(), H5S_SELECT_SET, zero, nullptr, count, nullptr),
+      "selecting buffered rows of", column.path);
+  check(H5Dwrite(column.dataset.get(), H5T_NATIVE_DOUBLE, column.memory_space.get(),
+                 column.file_space.get(), H5P_DEFAULT, column.buffer.data()),
+        "writing dataset", column.path);
+  column.written += rows;
+  column.buffered = 0;
+}
+
+void Hdf5Sink::writeAllBuffered() {
+  writeBlock(time_);
+  for (Column& column : columns_)
+    writeBlock(column);
+}
+
+void Hdf5Sink::flushFile() {
+  const ErrorSilencer silence;
+  check(H5Fflush(file_.get(), H5F_SCOPE_LOCAL), "flushing");
+}
+
+void Hdf5Sink::close(bool complete, std::string_view summary_json) {
+  RACKTWIN_ASSERT(renamed_ && !closed_, "Hdf5Sink::close without open() or called twice");
+  const ErrorSilencer silence;
+  finish(complete, summary_json, true);
+  closed_ = true;
+  if (!closeAll()) fail("closing the file");
+}
+
+void Hdf5Sink::finish(bool complete, std::string_view summary_json, bool write_summary) {
+  const ErrorSilencer silence;
+  writeAllBuffered();
+  if (write_summary) {
+    writeStringAttribute(file_.get(), "summary_json", summary_json, "/");
+    const std::uint8_t flag = complete ? 1 : 0;
+    writeScalarAttribute(file_.get(), "complete", H5T_STD_U8LE, H5T_NATIVE_UINT8, flag);
+  }
+  flushFile();
+}
+
+bool Hdf5Sink::closeAll() noexcept {
+  // Objects first: the file itself is released only when nothing in it is open.
+  bool ok = time_.dataset.close() && time_.file_space.close() && time_.memory_space.close();
+  for (Column& column : columns_) {
+    ok = column.dataset.close() && ok;
+    ok = column.file_space.close() && ok;
+    ok = column.memory_space.close() && ok;
+  }
+  for (auto& [name, group] : groups_)
+    ok = group.close() && ok;
+  ok = string_type_.close() && ok;
+  ok = file_.close() && ok;
+  return ok;
+}
+
+}  // namespace
+
+std::unique_ptr<RecorderSink> makeHdf5Sink(std::string path, Hdf5SinkOptions options) {
+  return std::make_unique<Hdf5Sink>(std::move(path), options);
+}
+
+}  // namespace racktwin::core

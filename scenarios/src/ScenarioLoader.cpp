@@ -1,0 +1,847 @@
+#include "racktwin/scenarios/ScenarioLoader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "YamlReader.hpp"
+#include "racktwin/core/Units.hpp"
+
+#ifndef RACKTWIN_SOURCE_DIR
+#define RACKTWIN_SOURCE_DIR "."
+#endif
+
+namespace racktwin::scenarios {
+namespace {
+
+namespace fs = std::filesystem;
+using core::Dimension;
+using detail::Check;
+using detail::formatNumber;
+using detail::ListReader;
+using detail::MapReader;
+using detail::YamlDocument;
+
+constexpr int kMaxCount = 1000;  // trays, chips, PSUs, cells: catches typos like 1800
+constexpr int kMaxSubsteps = 1000;
+constexpr double kMaxSteps = 1.0e9;        // a duration/step typo must not become a silent hang
+constexpr double kStepTolerance = 1.0e-9;  // relative, for "a whole number of steps"
+constexpr int kMaxGlycolPercent = 60;      // range of the propylene glycol property correlations
+
+std::string degC(double T) {
+  return formatNumber(core::toCelsius(T)) + " degC";
+}
+std::string seconds(double t) {
+  return formatNumber(t) + " s";
+}
+std::string watts(double P) {
+  return formatNumber(P) + " W";
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& n : names)
+    text += (text.empty() ? "" : ", ") + n;
+  return text;
+}
+
+// A file whose version key names a format this program does not read fails on that key, before
+// its other keys are judged against this version's vocabulary.
+void checkFormatVersion(const YamlDocument& doc, std::string_view key, int version,
+                        std::string_view what) {
+  if (!doc.root.IsMap()) return;
+  for (auto it = doc.root.begin(); it != doc.root.end(); ++it) {
+    if (!it->first.IsScalar() || it->first.Scalar() != key) continue;
+    if (it->second.IsScalar() && it->second.Scalar() == std::to_string(version)) return;
+    const std::string got = it->second.IsScalar() ? it->second.Scalar() : "not a number";
+    throw core::InputError(detail::locate(doc.file, it->second.Mark()), std::string(key),
+                           "unsupported " + std::string(what) + " format version '" + got
+                               + "'; this program reads version " + std::to_string(version));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Component data files (data/<folder>/<type>.yaml)
+
+struct DataKind {
+  std::string_view kind;    // value of the file's `kind:` key
+  std::string_view folder;  // folder under the data directory
+  std::string_view noun;    // for messages
+};
+constexpr DataKind kRackKind{"rack", "racks", "rack type"};
+constexpr DataKind kCduKind{"cdu", "cdus", "CDU type"};
+constexpr DataKind kColdPlateKind{"cold_plate", "cold-plates", "cold plate type"};
+constexpr DataKind kPsuKind{"psu", "psus", "PSU type"};
+constexpr DataKind kRoomKind{"room", "rooms", "room type"};
+
+/// What a PSU data file gives to a rack's PowerShelfSpec.
+struct PsuData {
+  double P_rated = 0.0;
+  core::EfficiencyCurve efficiency;
+  double power_factor = 0.0;
+};
+
+void readHeader(const MapReader& r, const DataKind& kind) {
+  // racktwin_data was checked by checkFormatVersion; read it so the key counts as used.
+  if (!r.has("racktwin_data")) {
+    r.fail("racktwin_data", "required key is missing; a data file starts with 'racktwin_data: "
+                                + std::to_string(kDataFormatVersion) + "'");
+  }
+  (void)r.integer("racktwin_data", kDataFormatVersion, kDataFormatVersion);
+  const std::string k = r.string("kind", "the kind of data file");
+  if (k != kind.kind) {
+    r.fail("kind", "expected kind '" + std::string(kind.kind) + "' (this file is read as a "
+                       + std::string(kind.noun) + "), got '" + k + "'");
+  }
+  (void)r.optionalString("description", "a description");
+}
+
+core::PowerLawDrop readDrop(const MapReader& m) {
+  core::PowerLawDrop d;
+  d.dp_nominal = m.quantity("nominal", Dimension::Pressure, Check::Positive);
+  d.V_flow_nominal = m.quantity("at_flow", Dimension::VolumeFlow, Check::Positive);
+  d.exponent = m.quantity("exponent", Dimension::Dimensionless, Check::Positive);
+  if (d.exponent < 1.0 || d.exponent > 2.0) {
+    m.fail("exponent",
+           "must be from 1 (laminar) to 2 (fully turbulent), got " + formatNumber(d.exponent));
+  }
+  m.finish();
+  return d;
+}
+
+core::PowerLawDrop readDrop(const MapReader& parent, std::string_view key) {
+  return readDrop(parent.map(key, {"nominal", "at_flow", "exponent"}));
+}
+
+core::PipeSpec readPipe(const MapReader& parent, std::string_view key) {
+  const MapReader m = parent.map(key, {"length", "inner_diameter", "roughness", "cells"});
+  core::PipeSpec p;
+  p.length = m.quantity("length", Dimension::Length, Check::Positive);
+  p.diameter = m.quantity("inner_diameter", Dimension::Length, Check::Positive);
+  p.roughness = m.quantity("roughness", Dimension::Length, Check::NonNegative);
+  p.cells = m.integer("cells", 1, kMaxCount);
+  m.finish();
+  return p;
+}
+
+/// Reads data files on demand and keeps each type once.
+class DataLibrary {
+ public:
+  explicit DataLibrary(fs::path root) : root_(std::move(root)) {}
+
+  const fs::path& root() const noexcept { return root_; }
+
+  const core::RackTypeSpec& rack(const MapReader& ref, std::string_view key) {
+    const std::string type = ref.typeName(key);
+    auto it = racks_.find(type);
+    if (it == racks_.end()) {
+      it = racks_.emplace(type, readRack(open(kRackKind, type, ref, key), type)).first;
+    }
+    return it->second;
+  }
+
+  const core::CduSpec& cdu(const MapReader& ref, std::string_view key) {
+    const std::string type = ref.typeName(key);
+    auto it = cdus_.find(type);
+    if (it == cdus_.end()) {
+      it = cdus_.emplace(type, readCdu(open(kCduKind, type, ref, key), type)).first;
+    }
+    return it->second;
+  }
+
+  core::RoomSpec room(const std::string& type, const core::SourceLocation& where,
+                      const std::string& key) {
+    return readRoom(open(kRoomKind, type, where, key));
+  }
+
+ private:
+  fs::path dataFile(const DataKind& kind, const std::string& type) const {
+    return (root_ / std::string(kind.folder) / (type + ".yaml")).lexically_normal();
+  }
+
+  std::string available(const DataKind& kind) const {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (fs::directory_iterator it(root_ / std::string(kind.folder), ec), end; !ec && it != end;
+         it.increment(ec)) {
+      if (it->path().extension() == ".yaml") names.push_back(it->path().stem().string());
+    }
+    std::sort(names.begin(), names.end());
+    return names.empty() ? std::string("none") : joined(names);
+  }
+
+  YamlDocument open(const DataKind& kind, const std::string& type,
+                    const core::SourceLocation& where, const std::string& key) const {
+    const fs::path file = dataFile(kind, type);
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) {
+      throw core::InputError(where, key,
+                             "unknown " + std::string(kind.noun) + " '" + type + "': no data file "
+                                 + file.string() + "; available: " + available(kind));
+    }
+    YamlDocument doc = detail::parseYaml(detail::readFileBytes(file.string()), file.string());
+    checkFormatVersion(doc, "racktwin_data", kDataFormatVersion, "data file");
+    return doc;
+  }
+
+  YamlDocument open(const DataKind& kind, const std::string& type, const MapReader& ref,
+                    std::string_view key) const {
+    return open(kind, type, ref.whereValue(key), ref.keyPath(key));
+  }
+
+  const core::ColdPlateSpec& coldPlate(const MapReader& ref, std::string_view key) {
+    const std::string type = ref.typeName(key);
+    auto it = cold_plates_.find(type);
+    if (it == cold_plates_.end()) {
+      it = cold_plates_.emplace(type, readColdPlate(open(kColdPlateKind, type, ref, key), type))
+               .first;
+    }
+    return it->second;
+  }
+
+  const PsuData& psu(const MapReader& ref, std::string_view key) {
+    const std::string type = ref.typeName(key);
+    auto it = psus_.find(type);
+    if (it == psus_.end()) it = psus_.emplace(type, readPsu(open(kPsuKind, type, ref, key))).first;
+    return it->second;
+  }
+
+  core::ChipSpec readChip(const MapReader& m, double* P_busy) {
+    core::ChipSpec c;
+    c.P_max = m.quantity("power_limit", Dimension::Power, Check::Positive);
+    c.P_idle = m.quantity("idle_power", Dimension::Power, Check::NonNegative);
+    if (c.P_idle >= c.P_max) {
+      m.fail("idle_power", "must be below power_limit (" + watts(c.P_max) + ")");
+    }
+    if (P_busy != nullptr) {
+      *P_busy = m.quantity("busy_power", Dimension::Power, Check::NonNegative);
+      if (*P_busy > c.P_max) {
+        m.fail("busy_power", "must not exceed power_limit (" + watts(c.P_max) + ")");
+      }
+    }
+    c.heat_capacity = m.quantity("heat_capacity", Dimension::HeatCapacity, Check::Positive);
+    c.R_junction_case =
+        m.quantity("junction_to_case_resistance", Dimension::ThermalResistance, Check::NonNegative);
+    c.T_slowdown = m.quantity("slowdown_temperature", Dimension::Temperature, Check::Positive);
+    c.T_slowdown_release =
+        m.quantity("slowdown_release_temperature", Dimension::Temperature, Check::Positive);
+    if (c.T_slowdown_release >= c.T_slowdown) {
+      m.fail("slowdown_release_temperature",
+             "must be below slowdown_temperature (" + degC(c.T_slowdown) + ")");
+    }
+    c.throttled_power_fraction =
+        m.quantity("throttled_power_fraction", Dimension::Dimensionless, Check::PositiveFraction);
+    c.cold_plate = coldPlate(m, "cold_plate");
+    m.finish();
+    return c;
+  }
+
+  core::RackTypeSpec readRack(const YamlDocument& doc, const std::string& type) {
+    const MapReader r = MapReader::root(
+        doc, {"racktwin_data", "kind", "description", "compute_trays", "gpus_per_compute_tray",
+              "cpus_per_compute_tray", "switch_trays", "nvswitches_per_switch_tray",
+              "compute_tray_air_power", "switch_tray_air_power", "gpu", "cpu", "nvswitch",
+              "quick_disconnect", "manifold_segment", "hose", "power"});
+    readHeader(r, kRackKind);
+    core::RackTypeSpec s;
+    s.type = type;
+    s.compute_trays = r.integer("compute_trays", 1, kMaxCount);
+    s.gpus_per_tray = r.integer("gpus_per_compute_tray", 1, kMaxCount);
+    s.cpus_per_tray = r.integer("cpus_per_compute_tray", 1, kMaxCount);
+    s.switch_trays = r.integer("switch_trays", 1, kMaxCount);
+    s.switches_per_tray = r.integer("nvswitches_per_switch_tray", 1, kMaxCount);
+    s.compute_tray_air_P =
+        r.quantity("compute_tray_air_power", Dimension::Power, Check::NonNegative);
+    s.switch_tray_air_P = r.quantity("switch_tray_air_power", Dimension::Power, Check::NonNegative);
+    s.gpu = readChip(
+        r.map("gpu", {"power_limit", "idle_power", "heat_capacity", "junction_to_case_resistance",
+                      "slowdown_temperature", "slowdown_release_temperature",
+                      "throttled_power_fraction", "cold_plate"}),
+        nullptr);
+    s.cpu = readChip(
+        r.map("cpu", {"power_limit", "idle_power", "busy_power", "heat_capacity",
+                      "junction_to_case_resistance", "slowdown_temperature",
+                      "slowdown_release_temperature", "throttled_power_fraction", "cold_plate"}),
+        &s.cpu_P_busy);
+    s.nvswitch = readChip(r.map("nvswitch", {"power_limit", "idle_power", "busy_power",
+                                             "heat_capacity", "junction_to_case_resistance",
+                                             "slowdown_temperature", "slowdown_release_temperature",
+                                             "throttled_power_fraction", "cold_plate"}),
+                          &s.switch_P_busy);
+    s.quick_disconnect = readDrop(r.map("quick_disconnect", {"pressure_drop"}), "pressure_drop");
+    s.manifold_segment = readPipe(r, "manifold_segment");
+    s.hose = readPipe(r, "hose");
+    const MapReader p = r.map("power", {"shelves", "psus_per_shelf", "psu"});
+    s.power.shelves = p.integer("shelves", 1, kMaxCount);
+    s.power.psus_per_shelf = p.integer("psus_per_shelf", 1, kMaxCount);
+    const PsuData& psu_data = psu(p, "psu");
+    s.power.psu_P_rated = psu_data.P_rated;
+    s.power.psu_efficiency = psu_data.efficiency;
+    s.power.power_factor = psu_data.power_factor;
+    p.finish();
+    r.finish();
+    return s;
+  }
+
+  core::ColdPlateSpec readColdPlate(const YamlDocument& doc, const std::string& type) {
+    const MapReader r =
+        MapReader::root(doc, {"racktwin_data", "kind", "description", "thermal_resistance",
+                              "minimum_flow", "pressure_drop", "volume", "reference_curve"});
+    readHeader(r, kColdPlateKind);
+    core::ColdPlateSpec c;
+    c.type = type;
+    const MapReader t = r.map("thermal_resistance", {"constant", "flow_coefficient_K_m3_per_W_s"});
+    c.R_constant = t.quantity("constant", Dimension::ThermalResistance, Check::NonNegative);
+    c.R_flow = t.number("flow_coefficient_K_m3_per_W_s", Check::Positive);
+    t.finish();
+    c.V_flow_min = r.quantity("minimum_flow", Dimension::VolumeFlow, Check::Positive);
+    c.dp = readDrop(r.map("pressure_drop", {"nominal", "at_flow", "exponent"}));
+    c.volume = r.quantity("volume", Dimension::Volume, Check::Positive);
+    // The measured curve the fit came from: checked here, compared with the fit by the tests.
+    if (const auto ref = r.optionalMap("reference_curve", {"coolant", "flow", "resistance"})) {
+      (void)ref->string("coolant", "the coolant of the measurement");
+      const ListReader flow = ref->list("flow", "volume flows");
+      const ListReader res = ref->list("resistance", "thermal resistances");
+      if (flow.size() < 2) ref->fail("flow", "expected at least two points");
+      if (res.size() != flow.size()) {
+        ref->fail("resistance", "expected " + std::to_string(flow.size())
+                                    + " values, one per flow, got " + std::to_string(res.size()));
+      }
+      double previous = 0.0;
+      for (std::size_t i = 0; i < flow.size(); ++i) {
+        const double V = flow.quantity(i, Dimension::VolumeFlow, Check::Positive);
+        if (V <= previous) flow.failItem(i, "flows must increase strictly");
+        previous = V;
+        (void)res.quantity(i, Dimension::ThermalResistance, Check::Positive);
+      }
+      ref->finish();
+    }
+    r.finish();
+    return c;
+  }
+
+  PsuData readPsu(const YamlDocument& doc) {
+    const MapReader r = MapReader::root(doc, {"racktwin_data", "kind", "description", "rated_power",
+                                              "efficiency_curve", "power_factor"});
+    readHeader(r, kPsuKind);
+    PsuData d;
+    d.P_rated = r.quantity("rated_power", Dimension::Power, Check::Positive);
+    const MapReader e = r.map("efficiency_curve", {"load", "efficiency"});
+    const ListReader load = e.list("load", "load fractions");
+    const ListReader eff = e.list("efficiency", "efficiencies");
+    if (load.size() < 2) e.fail("load", "expected at least two points");
+    if (eff.size() != load.size()) {
+      e.fail("efficiency", "expected " + std::to_string(load.size()) + " values, one per load, got "
+                               + std::to_string(eff.size()));
+    }
+    for (std::size_t i = 0; i < load.size(); ++i) {
+      const double x = load.quantity(i, Dimension::Dimensionless, Check::PositiveFraction);
+      if (!d.efficiency.load_fraction.empty() && x <= d.efficiency.load_fraction.back()) {
+        load.failItem(i, "loads must increase strictly");
+      }
+      d.efficiency.load_fraction.push_back(x);
+      d.efficiency.efficiency.push_back(
+          eff.quantity(i, Dimension::Dimensionless, Check::PositiveFraction));
+    }
+    e.finish();
+    d.power_factor = r.quantity("power_factor", Dimension::Dimensionless, Check::PositiveFraction);
+    r.finish();
+    return d;
+  }
+
+  core::CduSpec readCdu(const YamlDocument& doc, const std::string& type) {
+    const MapReader r =
+        MapReader::root(doc, {"racktwin_data", "kind", "description", "rated_heat", "approach",
+                              "secondary_nominal_flow", "facility_nominal_flow", "heat_exchanger",
+                              "pump", "supply_temperature_setpoint", "valve"});
+    readHeader(r, kCduKind);
+    core::CduSpec c;
+    c.type = type;
+    c.Q_flow_nominal = r.quantity("rated_heat", Dimension::Power, Check::Positive);
+    c.approach_nominal = r.quantity("approach", Dimension::TemperatureDifference, Check::Positive);
+    c.secondary_V_flow_nominal =
+        r.quantity("secondary_nominal_flow", Dimension::VolumeFlow, Check::Positive);
+    c.facility_V_flow_nominal =
+        r.quantity("facility_nominal_flow", Dimension::VolumeFlow, Check::Positive);
+    const MapReader hx = r.map("heat_exchanger", {"secondary_pressure_drop", "secondary_volume"});
+    c.hx_secondary_dp = readDrop(hx, "secondary_pressure_drop");
+    c.hx_secondary_volume = hx.quantity("secondary_volume", Dimension::Volume, Check::Positive);
+    hx.finish();
+    const MapReader pump =
+        r.map("pump", {"shutoff_pressure", "max_flow", "speed", "efficiency", "volume"});
+    c.pump.dp_shutoff = pump.quantity("shutoff_pressure", Dimension::Pressure, Check::Positive);
+    c.pump.V_flow_max = pump.quantity("max_flow", Dimension::VolumeFlow, Check::Positive);
+    c.pump.speed = pump.quantity("speed", Dimension::Dimensionless, Check::PositiveFraction);
+    c.pump.efficiency =
+        pump.quantity("efficiency", Dimension::Dimensionless, Check::PositiveFraction);
+    c.pump.volume = pump.quantity("volume", Dimension::Volume, Check::Positive);
+    pump.finish();
+    c.T_supply_set = r.quantity("supply_temperature_setpoint", Dimension::Temperature);
+    const MapReader valve = r.map(
+        "valve", {"proportional_gain_per_K", "integral_time", "minimum_opening", "stroke_time"});
+    c.valve_gain = valve.number("proportional_gain_per_K", Check::Positive);
+    c.valve_integral_time = valve.quantity("integral_time", Dimension::Time, Check::Positive);
+    c.valve_opening_min =
+        valve.quantity("minimum_opening", Dimension::Dimensionless, Check::Fraction);
+    if (c.valve_opening_min >= 1.0) valve.fail("minimum_opening", "must be below 100 %");
+    c.valve_stroke_time = valve.quantity("stroke_time", Dimension::Time, Check::Positive);
+    valve.finish();
+    r.finish();
+    return c;
+  }
+
+  core::RoomSpec readRoom(const YamlDocument& doc) {
+    const MapReader r = MapReader::root(
+        doc, {"racktwin_data", "kind", "description", "supply_air_temperature", "crah_conductance",
+              "crah_capacity", "heat_capacity", "crah_fan_power_fraction"});
+    readHeader(r, kRoomKind);
+    core::RoomSpec room = readRoomValues(r, core::RoomSpec{}, true);
+    r.finish();
+    return room;
+  }
+
+ public:
+  /// The room keys, shared by data/rooms/*.yaml (all required) and a scenario's `room:`
+  /// (each optional, overriding the room type).
+  static core::RoomSpec readRoomValues(const MapReader& r, core::RoomSpec room, bool required) {
+    auto read = [&](std::string_view key, Dimension d, double current, Check check) {
+      return required ? r.quantity(key, d, check) : r.quantityOr(key, d, current, check);
+    };
+    room.T_supply_air =
+        read("supply_air_temperature", Dimension::Temperature, room.T_supply_air, Check::Positive);
+    room.crah_conductance = read("crah_conductance", Dimension::ThermalConductance,
+                                 room.crah_conductance, Check::Positive);
+    room.crah_Q_flow_max =
+        read("crah_capacity", Dimension::Power, room.crah_Q_flow_max, Check::Positive);
+    room.heat_capacity =
+        read("heat_capacity", Dimension::HeatCapacity, room.heat_capacity, Check::Positive);
+    room.crah_fan_power_fraction = read("crah_fan_power_fraction", Dimension::Dimensionless,
+                                        room.crah_fan_power_fraction, Check::Fraction);
+    return room;
+  }
+
+ private:
+  fs::path root_;
+  std::map<std::string, core::RackTypeSpec> racks_;
+  std::map<std::string, core::CduSpec> cdus_;
+  std::map<std::string, core::ColdPlateSpec> cold_plates_;
+  std::map<std::string, PsuData> psus_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The scenario file
+
+core::CoolantSpec readCoolant(const MapReader& r) {
+  const std::string text = r.string("coolant", "'water' or 'PG<percent>' such as 'PG25'");
+  core::CoolantSpec c;
+  c.name = text;
+  if (text == "water") return c;
+  const std::string_view digits = std::string_view(text).substr(text.size() >= 2 ? 2 : 0);
+  int percent = 0;
+  bool ok = text.size() > 2 && text.size() <= 4 && text.compare(0, 2, "PG") == 0;
+  for (char ch : digits)
+    ok = ok && ch >= '0' && ch <= '9';
+  if (ok) percent = std::stoi(std::string(digits));
+  if (!ok || percent < 1 || percent > kMaxGlycolPercent) {
+    r.fail("coolant", "expected 'water' or 'PG<percent>' (propylene glycol, mass percent 1 to "
+                          + std::to_string(kMaxGlycolPercent) + ", such as 'PG25'), got '" + text
+                          + "'");
+  }
+  c.glycol_mass_fraction = percent / 100.0;
+  return c;
+}
+
+/// `value` must be a whole, positive number of `step`s.
+void requireWholeSteps(const MapReader& m, std::string_view key, double value, double step) {
+  const double n = value / step;
+  if (n > kMaxSteps) {
+    m.fail(key, "gives " + formatNumber(n) + " steps of " + seconds(step) + "; at most "
+                    + formatNumber(kMaxSteps) + " steps are allowed (use a larger step)");
+  }
+  const double whole = std::round(n);
+  if (whole < 1.0 || std::abs(value - whole * step) > kStepTolerance * value) {
+    m.fail(key, "must be a whole number of steps (step " + seconds(step) + "), got "
+                    + seconds(value) + " = " + formatNumber(n) + " steps");
+  }
+}
+
+core::SimulationSpec readSimulation(const MapReader& r) {
+  const MapReader m =
+      r.map("simulation", {"duration", "step", "substeps", "record_interval", "seed"});
+  core::SimulationSpec s;
+  s.step = m.quantityOr("step", Dimension::Time, 1.0, Check::Positive);
+  s.duration = m.quantity("duration", Dimension::Time, Check::Positive);
+  requireWholeSteps(m, "duration", s.duration, s.step);
+  s.substeps = m.integerOr("substeps", 10, 1, kMaxSubsteps);
+  s.record_interval = m.quantityOr("record_interval", Dimension::Time, s.step, Check::Positive);
+  requireWholeSteps(m, "record_interval", s.record_interval, s.step);
+  if (s.record_interval > s.duration) {
+    m.fail("record_interval", "must not exceed the duration (" + seconds(s.duration) + ")");
+  }
+  s.seed = m.unsignedIntegerOr("seed", 0);
+  m.finish();
+  return s;
+}
+
+/// Every id in a scenario (CDUs, racks, jobs) names one thing.
+class IdRegistry {
+ public:
+  void add(const std::string& id, std::string_view what, const MapReader& m, std::string_view key) {
+    const auto [it, inserted] = ids_.emplace(id, Owner{std::string(what), m.whereValue(key).line});
+    if (!inserted) {
+      m.fail(key, "duplicate id '" + id + "'; already used by the " + it->second.what + " at line "
+                      + std::to_string(it->second.line));
+    }
+  }
+  /// The kind of thing an id names, or "" when it names nothing.
+  std::string kindOf(const std::string& id) const {
+    const auto it = ids_.find(id);
+    return it == ids_.end() ? std::string() : it->second.what;
+  }
+
+ private:
+  struct Owner {
+    std::string what;
+    int line;
+  };
+  std::map<std::string, Owner> ids_;
+};
+
+std::string unknownComponent(const std::string& id, const IdRegistry& ids, std::string_view wanted,
+                             const std::vector<std::string>& defined) {
+  const std::string kind = ids.kindOf(id);
+  const std::string head = kind.empty()
+                               ? "unknown component '" + id + "'"
+                               : "'" + id + "' is a " + kind + ", not a " + std::string(wanted);
+  return head + "; defined " + std::string(wanted) + "s: " + joined(defined);
+}
+
+std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegistry& ids) {
+  const ListReader list = r.list("cdus", "CDUs");
+  if (list.size() == 0) r.fail("cdus", "expected at least one CDU");
+  std::vector<core::CduSpec> cdus;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const MapReader m = list.map(i, {"id", "type", "supply_temperature_setpoint", "pump_speed"});
+    const core::ComponentId id = m.id("id");
+    ids.add(id.str(), "CDU", m, "id");
+    core::CduSpec c = lib.cdu(m, "type");
+    c.id = id;
+    c.T_supply_set =
+        m.quantityOr("supply_temperature_setpoint", Dimension::Temperature, c.T_supply_set);
+    c.pump.speed =
+        m.quantityOr("pump_speed", Dimension::Dimensionless, c.pump.speed, Check::PositiveFraction);
+    m.finish();
+    cdus.push_back(std::move(c));
+  }
+  return cdus;
+}
+
+std::vector<std::string> idsOf(const std::vector<core::CduSpec>& cdus) {
+  std::vector<std::string> out;
+  for (const core::CduSpec& c : cdus)
+    out.push_back(c.id.str());
+  return out;
+}
+
+std::vector<std::string> idsOf(const std::vector<core::RackSpec>& racks) {
+  std::vector<std::string> out;
+  for (const core::RackSpec& r : racks)
+    out.push_back(r.id.str());
+  return out;
+}
+
+/// A key whose value must be the id of a CDU of this scenario.
+std::string requireCdu(const MapReader& m, std::string_view key,
+                       const std::vector<core::CduSpec>& cdus, const IdRegistry& ids) {
+  const std::string id = m.id(key).str();
+  const bool found =
+      std::any_of(cdus.begin(), cdus.end(), [&id](const auto& c) { return c.id.str() == id; });
+  if (!found) m.fail(key, unknownComponent(id, ids, "CDU", idsOf(cdus)));
+  return id;
+}
+
+std::vector<core::RackSpec> readRacks(const MapReader& r, DataLibrary& lib, IdRegistry& ids,
+                                      const std::vector<core::CduSpec>& cdus) {
+  const ListReader list = r.list("racks", "racks");
+  if (list.size() == 0) r.fail("racks", "expected at least one rack");
+  std::vector<core::RackSpec> racks;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const MapReader m =
+        list.map(i, {"id", "type", "cdu", "gpu_power_limit", "gpu_slowdown_temperature",
+                     "gpu_slowdown_release_temperature"});
+    core::RackSpec rack;
+    rack.id = m.id("id");
+    ids.add(rack.id.str(), "rack", m, "id");
+    rack.type = lib.rack(m, "type");
+    rack.cdu = requireCdu(m, "cdu", cdus, ids);
+    core::ChipSpec& gpu = rack.type.gpu;
+    gpu.P_max = m.quantityOr("gpu_power_limit", Dimension::Power, gpu.P_max, Check::Positive);
+    if (gpu.P_max <= gpu.P_idle) {
+      m.fail("gpu_power_limit",
+             "must be above the GPU idle power of the rack type (" + watts(gpu.P_idle) + ")");
+    }
+    gpu.T_slowdown =
+        m.quantityOr("gpu_slowdown_temperature", Dimension::Temperature, gpu.T_slowdown);
+    gpu.T_slowdown_release = m.quantityOr("gpu_slowdown_release_temperature",
+                                          Dimension::Temperature, gpu.T_slowdown_release);
+    if (gpu.T_slowdown_release >= gpu.T_slowdown) {
+      const std::string_view key = m.has("gpu_slowdown_release_temperature")
+                                       ? "gpu_slowdown_release_temperature"
+                                       : "gpu_slowdown_temperature";
+      m.fail(key, "the GPU slowdown release temperature (" + degC(gpu.T_slowdown_release) +
+                      ") must be below the slowdown temperature (" + degC(gpu.T_slowdown) +
+                      "); set both gpu_slowdown_temperature and "
+                      "gpu_slowdown_release_temperature");
+    }
+    m.finish();
+    racks.push_back(std::move(rack));
+  }
+  return racks;
+}
+
+core::TrainingJobSpec readJob(const MapReader& m, const core::SimulationSpec& sim,
+                              const std::vector<core::RackSpec>& racks, IdRegistry& ids) {
+  core::TrainingJobSpec job;
+  const core::ComponentId id = m.id("id");
+  job.id = id.str();
+  ids.add(job.id, "job", m, "id");
+  const std::string type = m.string("type", "a workload type (training)");
+  if (type != "training")
+    m.fail("type", "unknown workload type '" + type + "'; supported: training");
+
+  if (m.isScalar("racks")) {
+    const std::string all = m.string("racks", "'all' or a list of rack ids");
+    if (all != "all") m.fail("racks", "expected 'all' or a list of rack ids, got '" + all + "'");
+    for (const core::RackSpec& r : racks)
+      job.racks.push_back(r.id);
+  } else {
+    const ListReader list = m.list("racks", "rack ids (or 'all')");
+    if (list.size() == 0) m.fail("racks", "expected at least one rack");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const core::ComponentId rack = list.id(i);
+      const bool found = std::any_of(racks.begin(), racks.end(),
+                                     [&rack](const core::RackSpec& r) { return r.id == rack; });
+      if (!found) list.failItem(i, unknownComponent(rack.str(), ids, "rack", idsOf(racks)));
+      if (std::find(job.racks.begin(), job.racks.end(), rack) != job.racks.end()) {
+        list.failItem(i, "rack '" + rack.str() + "' is listed twice");
+      }
+      job.racks.push_back(rack);
+    }
+  }
+
+  job.start = m.quantityOr("start", Dimension::Time, 0.0, Check::NonNegative);
+  if (job.start >= sim.duration) {
+    m.fail("start", "must be before the end of the simulation (" + seconds(sim.duration) + ")");
+  }
+  job.duration =
+      m.quantityOr("duration", Dimension::Time, sim.duration - job.start, Check::Positive);
+
+  const MapReader it =
+      m.map("iteration", {"compute", "compute_power", "communication", "communication_power"});
+  job.compute_duration = it.quantity("compute", Dimension::Time, Check::Positive);
+  job.compute_power_fraction =
+      it.quantity("compute_power", Dimension::Dimensionless, Check::Fraction);
+  job.communication_duration = it.quantity("communication", Dimension::Time, Check::NonNegative);
+  job.communication_power_fraction =
+      it.quantity("communication_power", Dimension::Dimensionless, Check::Fraction);
+  it.finish();
+
+  if (const auto cp = m.optionalMap("checkpoint", {"interval", "duration", "power"})) {
+    job.checkpoint_interval = cp->quantity("interval", Dimension::Time, Check::Positive);
+    job.checkpoint_duration = cp->quantity("duration", Dimension::Time, Check::Positive);
+    if (job.checkpoint_duration >= job.checkpoint_interval) {
+      cp->fail("duration", "must be shorter than the checkpoint interval ("
+                               + seconds(job.checkpoint_interval) + ")");
+    }
+    job.checkpoint_power_fraction =
+        cp->quantity("power", Dimension::Dimensionless, Check::Fraction);
+    cp->finish();
+  }
+  m.finish();
+  return job;
+}
+
+std::vector<core::TrainingJobSpec> readWorkload(const MapReader& r, const core::SimulationSpec& sim,
+                                                const std::vector<core::RackSpec>& racks,
+                                                IdRegistry& ids) {
+  std::vector<core::TrainingJobSpec> jobs;
+  const auto list = r.optionalList("workload", "jobs");
+  if (!list) return jobs;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const MapReader m =
+        list->map(i, {"id", "type", "racks", "start", "duration", "iteration", "checkpoint"});
+    core::TrainingJobSpec job = readJob(m, sim, racks, ids);
+    // Two jobs may not hold one rack at the same time: a job uses all GPUs of its racks.
+    for (const core::TrainingJobSpec& other : jobs) {
+      const bool overlap =
+          job.start < other.start + other.duration && other.start < job.start + job.duration;
+      if (!overlap) continue;
+      for (const core::ComponentId& rack : job.racks) {
+        if (std::find(other.racks.begin(), other.racks.end(), rack) != other.racks.end()) {
+          m.fail("racks", "rack '" + rack.str() + "' is already used by job '" + other.id
+                              + "' from " + seconds(other.start) + " to "
+                              + seconds(other.start + other.duration));
+        }
+      }
+    }
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SimulationSpec& sim,
+                                        const std::vector<core::CduSpec>& cdus,
+                                        const IdRegistry& ids) {
+  std::vector<core::EventSpec> events;
+  const auto list = r.optionalList("events", "events");
+  if (!list) return events;
+  struct Action {
+    std::string_view name;
+    core::EventKind kind;
+    bool target;
+    std::optional<Dimension> value;
+    Check check;
+  };
+  static constexpr Action kActions[] = {
+      {"pump_trip", core::EventKind::PumpTrip, true, std::nullopt, Check::Any},
+      {"set_facility_supply_temperature", core::EventKind::SetFacilitySupplyTemperature, false,
+       Dimension::Temperature, Check::Positive},
+      {"set_supply_temperature_setpoint", core::EventKind::SetSupplySetpoint, true,
+       Dimension::Temperature, Check::Positive},
+      {"set_pump_speed", core::EventKind::SetPumpSpeed, true, Dimension::Dimensionless,
+       Check::Fraction},
+  };
+  std::vector<std::string> action_names;
+  for (const Action& a : kActions)
+    action_names.emplace_back(a.name);
+
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const MapReader m = list->map(i, {"at", "action", "target", "value"});
+    const std::string name = m.string("action", "an action (" + joined(action_names) + ")");
+    const Action* action = nullptr;
+    for (const Action& a : kActions) {
+      if (a.name == name) action = &a;
+    }
+    if (action == nullptr) {
+      m.fail("action", "unknown action '" + name + "'; expected one of: " + joined(action_names));
+    }
+    const std::string why = "by action " + name;
+    if (action->target && action->value) {
+      m.restrictTo({"at", "action", "target", "value"}, why);
+    } else if (action->target) {
+      m.restrictTo({"at", "action", "target"}, why);
+    } else {
+      m.restrictTo({"at", "action", "value"}, why);
+    }
+    core::EventSpec e;
+    e.kind = action->kind;
+    e.where = m.where();
+    e.time = m.quantity("at", Dimension::Time);
+    if (e.time < 0.0 || e.time > sim.duration) {
+      m.fail("at", "must be from 0 s to the end of the simulation (" + seconds(sim.duration)
+                       + "), got " + seconds(e.time));
+    }
+    if (action->target) e.target = requireCdu(m, "target", cdus, ids);
+    if (action->value) e.value = m.quantity("value", *action->value, action->check);
+    m.finish();
+    events.push_back(std::move(e));
+  }
+  // The engine applies events in time order; events at one time keep the file's order.
+  std::stable_sort(
+      events.begin(), events.end(),
+      [](const core::EventSpec& a, const core::EventSpec& b) { return a.time < b.time; });
+  return events;
+}
+
+fs::path resolveDataDir(const MapReader& r, const std::string& scenario_path,
+                        const std::string& fallback) {
+  if (const auto dir = r.optionalString("data_dir", "a directory")) {
+    fs::path p(*dir);
+    if (p.is_relative()) p = fs::path(scenario_path).parent_path() / p;
+    p = p.lexically_normal();
+    std::error_code ec;
+    if (!fs::is_directory(p, ec)) {
+      r.fail("data_dir", "directory '" + p.string() + "' does not exist");
+    }
+    return p;
+  }
+  return fs::path(fallback.empty() ? defaultDataDir() : fallback);
+}
+
+core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir) {
+  checkFormatVersion(doc, "racktwin_scenario", kScenarioFormatVersion, "scenario");
+  const MapReader r = MapReader::root(
+      doc, {"racktwin_scenario", "name", "description", "data_dir", "simulation", "coolant",
+            "facility_water", "room", "cdus", "racks", "workload", "events"});
+  if (!r.has("racktwin_scenario")) {
+    r.fail("racktwin_scenario",
+           "required key is missing; a scenario file starts with "
+           "'racktwin_scenario: "
+               + std::to_string(kScenarioFormatVersion) + "'");
+  }
+  (void)r.integer("racktwin_scenario", kScenarioFormatVersion, kScenarioFormatVersion);
+
+  core::SiteSpec site;
+  site.name = r.string("name", "a name for the scenario");
+  (void)r.optionalString("description", "a description");
+  DataLibrary lib(resolveDataDir(r, doc.file, data_dir));
+
+  site.simulation = readSimulation(r);
+  site.secondary_coolant = readCoolant(r);
+
+  const MapReader fw = r.map("facility_water", {"supply_temperature"});
+  site.facility.T_supply = fw.quantity("supply_temperature", Dimension::Temperature);
+  fw.finish();
+
+  constexpr std::string_view kDefaultRoom = "default";
+  if (const auto room =
+          r.optionalMap("room", {"type", "supply_air_temperature", "crah_conductance",
+                                 "crah_capacity", "heat_capacity", "crah_fan_power_fraction"})) {
+    const std::string type = room->has("type") ? room->typeName("type") : std::string(kDefaultRoom);
+    site.room = lib.room(type, room->whereValue("type"), room->keyPath("type"));
+    site.room = DataLibrary::readRoomValues(*room, site.room, false);
+    room->finish();
+  } else {
+    site.room = lib.room(std::string(kDefaultRoom), r.where(), "room.type");
+  }
+
+  IdRegistry ids;
+  site.cdus = readCdus(r, lib, ids);
+  site.racks = readRacks(r, lib, ids, site.cdus);
+  site.jobs = readWorkload(r, site.simulation, site.racks, ids);
+  site.events = readEvents(r, site.simulation, site.cdus, ids);
+  r.finish();
+  return site;
+}
+
+}  // namespace
+
+std::string defaultDataDir() {
+  const char* env = std::getenv("RACKTWIN_DATA_DIR");
+  if (env != nullptr && *env != '\0') return env;
+  return std::string(RACKTWIN_SOURCE_DIR) + "/data";
+}
+
+core::SiteSpec loadScenario(const std::string& path) {
+  return loadScenarioFromString(detail::readFileBytes(path), path, "");
+}
+
+core::SiteSpec loadScenarioFromString(const std::string& text, const std::string& path_for_messages,
+                                      const std::string& data_dir) {
+  const YamlDocument doc = detail::parseYaml(text, path_for_messages);
+  core::SiteSpec site = readScenario(doc, data_dir);
+  site.scenario_path = path_for_messages;
+  site.scenario_text = text;
+  return site;
+}
+
+}  // namespace racktwin::scenarios
