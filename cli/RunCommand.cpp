@@ -140,6 +140,7 @@ int runCommand(const RunArguments& arguments) {
     sink.reset();
     std::error_code ignored;
     std::filesystem::remove(output, ignored);  // never leave a half-written result
+    std::filesystem::remove(output + ".partial", ignored);
     return kRunFailed;
   }
   const double wall_s =

@@ -3,12 +3,12 @@
 #include <hdf5.h>
 
 #include <algorithm>
-#include <cinttypes>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <new>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "Hdf5Handle.hpp"

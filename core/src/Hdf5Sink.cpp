@@ -10,6 +10,8 @@
 //    the next flush at a new address and free the old one, which HDF5 may reuse at once: a kill
 //    during that flush then leaves chunks the old metadata still points to overwritten, and the
 //    flush itself costs several times more (the partial chunk is compressed again each time).
+// What remains is the flush itself: a kill while HDF5 writes its metadata can still leave one
+// dataset unreadable (tests/hdf5 kills between flushes; random kill times were tried by hand).
 // The file is created under a temporary name and renamed once the first flush made it a valid
 // file, so a run killed while opening leaves no broken result file (and an older result under the
 // same name is replaced only then).

@@ -12,7 +12,8 @@
 //                                  substeps, record_interval_s, duration_s, complete (0/1),
 //                                  summary_json (set when the run ends)
 // All string attributes are variable-length UTF-8. The file is flushed every `flush_rows` samples
-// so a run killed part-way leaves a readable file with complete = 0.
+// so a run killed part-way leaves a readable file with complete = 0. The file is written as
+// <path>.partial and renamed to <path> at the first flush.
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -24,7 +25,10 @@
 namespace racktwin::core {
 
 struct Hdf5SinkOptions {
-  std::size_t chunk_rows = 256;  // samples per chunk
+  // Samples per chunk. The sink picks a divisor of flush_rows at or below this so chunks and
+  // flushes line up: a flush then never rewrites a chunk flushed before, which keeps the rows of a
+  // killed run readable.
+  std::size_t chunk_rows = 60;
   int deflate_level = 4;         // 0..9
   std::size_t flush_rows = 60;   // samples between H5Fflush calls
 };

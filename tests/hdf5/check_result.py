@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+"""Checks a RackTwin HDF5 result file with h5py, independently of RackTwin's own reader.
+
+Usage: check_result.py [--allow-incomplete] FILE.h5
+
+Checks the layout documented in core/include/racktwin/core/Hdf5Result.hpp: root attributes,
+/scenario/text, the `complete` flag, /time, and for every float dataset its `units` and
+`description` attributes, finiteness and shape. Prints one line per problem and exits 1 if there
+is any; otherwise prints a one-line summary and exits 0. Needs /usr/bin/python3 (h5py, numpy).
+"""
+import argparse
+import sys
+
+import h5py
+import numpy as np
+
+# Rows read at a time, so that long runs are checked in bounded memory.
+BLOCK_VALUES = 1 << 22
+
+
+def is_text(value):
+    """True for a variable-length UTF-8 string attribute, which h5py returns as str."""
+    return isinstance(value, str)
+
+
+def check_file(f, allow_incomplete):
+    problems = []
+
+    for name in ("program_version", "scenario_path"):
+        if name not in f.attrs:
+            problems.append(f"root attribute '{name}' is missing")
+        elif not is_text(f.attrs[name]):
+            problems.append(f"root attribute '{name}' is not a variable-length UTF-8 string")
+
+    text = f.get("scenario/text")
+    if not isinstance(text, h5py.Dataset):
+        problems.append("/scenario/text is missing")
+    else:
+        value = text[()]
+        if isinstance(value, bytes):
+            value = value.decode("utf-8", errors="replace")
+        if not isinstance(value, str) or not value:
+            problems.append("/scenario/text is empty or not a string")
+
+    if "complete" not in f.attrs:
+        problems.append("root attribute 'complete' is missing")
+    elif int(f.attrs["complete"]) != 1 and not allow_incomplete:
+        problems.append(f"run is incomplete (complete = {int(f.attrs['complete'])})")
+
+    samples = None
+    time = f.get("time")
+    if not isinstance(time, h5py.Dataset):
+        problems.append("/time is missing")
+    elif time.ndim != 1:
+        problems.append(f"/time has shape {time.shape}, expected 1-D")
+    else:
+        samples = time.shape[0]
+        t = time[()]
+        if samples > 1 and not np.all(np.diff(t) > 0):
+            problems.append("/time is not strictly increasing")
+        if time.attrs.get("units") != "s":
+            problems.append(f"/time has units {time.attrs.get('units')!r}, expected 's'")
+
+    datasets = []
+
+    def collect(_name, obj):
+        if isinstance(obj, h5py.Dataset) and obj.dtype.kind == "f":
+            datasets.append(obj)
+
+    f.visititems(collect)
+    for ds in datasets:
+        path = ds.name
+        for attribute in ("units", "description"):
+            value = ds.attrs.get(attribute)
+            if value is None:
+                problems.append(f"{path}: attribute '{attribute}' is missing")
+            elif not is_text(value):
+                problems.append(f"{path}: attribute '{attribute}' is not a variable-length "
+                                f"UTF-8 string")
+            elif not value:
+                problems.append(f"{path}: attribute '{attribute}' is empty")
+
+        if ds.ndim == 0:
+            problems.append(f"{path}: scalar float dataset, expected (samples, ...)")
+            continue
+        if samples is not None and ds.shape[0] != samples:
+            problems.append(f"{path}: {ds.shape[0]} rows but /time has {samples}")
+
+        row_values = int(np.prod(ds.shape[1:], dtype=np.int64)) if ds.ndim > 1 else 1
+        block = max(1, BLOCK_VALUES // max(1, row_values))
+        bad = 0
+        for start in range(0, ds.shape[0], block):
+            values = ds[start:start + block]
+            bad += int(values.size - np.count_nonzero(np.isfinite(values)))
+        if bad:
+            problems.append(f"{path}: {bad} non-finite values")
+
+        if ds.ndim == 2:
+            ids = ds.parent.get("ids")
+            if not isinstance(ids, h5py.Dataset):
+                problems.append(f"{path}: 2-D but {ds.parent.name}/ids is missing")
+            elif ids.ndim != 1 or ids.shape[0] != ds.shape[1]:
+                problems.append(f"{path}: {ds.shape[1]} columns but {ids.name} has shape "
+                                f"{ids.shape}")
+
+    return problems, len(datasets), samples or 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--allow-incomplete", action="store_true",
+                        help="accept complete = 0 (a run that was stopped or killed)")
+    parser.add_argument("file", help="RackTwin result file (.h5)")
+    args = parser.parse_args()
+
+    try:
+        f = h5py.File(args.file, "r")
+    except (OSError, ValueError) as error:
+        print(f"{args.file}: cannot open as HDF5: {error}")
+        return 1
+    with f:
+        try:
+            problems, n_datasets, samples = check_file(f, args.allow_incomplete)
+        except (OSError, ValueError, KeyError) as error:
+            problems, n_datasets, samples = [f"cannot read: {error}"], 0, 0
+
+    for problem in problems:
+        print(f"{args.file}: {problem}")
+    if problems:
+        return 1
+    print(f"{args.file}: {n_datasets} datasets, {samples} samples, all finite, all with units")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
