@@ -132,12 +132,14 @@ MapReader::MapReader(std::string file, const YAML::Node& node, std::string path,
         "expected a map with the keys " + joined(allowed_) + ", got " + nodeKind(node));
   }
   for (auto it = node.begin(); it != node.end(); ++it) {
-    const YAML::Node& k = it->first;
+    // Copies: the iterator's operator-> returns a temporary pair.
+    const YAML::Node k = it->first;
+    const YAML::Node v = it->second;
     if (!k.IsScalar()) {
       throw core::InputError(locate(file_, k.Mark()), path_,
                              "a key must be a plain name; expected one of: " + joined(allowed_));
     }
-    const std::string& key = k.Scalar();
+    const std::string key = k.Scalar();
     const std::string full = keyPath(key);
     if (std::find(allowed_.begin(), allowed_.end(), key) == allowed_.end()) {
       throw core::InputError(locate(file_, k.Mark()), full,
@@ -150,7 +152,7 @@ MapReader::MapReader(std::string file, const YAML::Node& node, std::string path,
             "duplicate key; first given at line " + std::to_string(locate(file_, e.key_mark).line));
       }
     }
-    entries_.push_back(Entry{key, k.Mark(), it->second});
+    entries_.push_back(Entry{key, k.Mark(), v});
   }
 }
 

@@ -1,0 +1,30 @@
+#pragma once
+// Scenario format v1 (docs/scenario-format.md): a YAML file that names the site's CDUs, racks,
+// workload and events, and the component data files (data/) they are built from. Loading
+// validates everything and converts every quantity to SI; the models only ever see the SiteSpec.
+#include <string>
+
+#include "racktwin/core/SiteSpec.hpp"
+
+namespace racktwin::scenarios {
+
+/// The scenario format version this program reads (the `racktwin_scenario:` key).
+inline constexpr int kScenarioFormatVersion = 1;
+/// The data file format version this program reads (the `racktwin_data:` key).
+inline constexpr int kDataFormatVersion = 1;
+
+/// The data directory used when a scenario has no `data_dir:` key: $RACKTWIN_DATA_DIR when set
+/// and not empty, else the data/ folder of the source tree this program was built from.
+std::string defaultDataDir();
+
+/// Loads and validates a scenario and the data files it names. Throws core::InputError naming
+/// file, line and key. SiteSpec::scenario_text holds the file's bytes, read once.
+core::SiteSpec loadScenario(const std::string& path);
+
+/// As loadScenario, from text already in memory. `path_for_messages` names the text in messages
+/// and is the base of a relative `data_dir:`; `data_dir` replaces defaultDataDir() when the text
+/// has no `data_dir:` key (empty: use defaultDataDir()).
+core::SiteSpec loadScenarioFromString(const std::string& text, const std::string& path_for_messages,
+                                      const std::string& data_dir);
+
+}  // namespace racktwin::scenarios

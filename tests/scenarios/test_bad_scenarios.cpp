@@ -1,0 +1,340 @@
+// Bad input gives an InputError that names the file, the 1-based line and column, the key, and
+// what was expected (docs/scenario-format.md, "Errors"). The files in bad/ are fixed, so their
+// lines are written out; the inline variants find the offending line by its text.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ScenarioTestUtil.hpp"
+#include "racktwin/core/Error.hpp"
+#include "racktwin/scenarios/ScenarioLoader.hpp"
+
+namespace {
+
+using racktwin::core::InputError;
+using racktwin::scenarios::loadScenario;
+using racktwin::scenarios::loadScenarioFromString;
+using racktwin::test::lineOf;
+using racktwin::test::replaced;
+using racktwin::test::sourcePath;
+
+struct Expected {
+  std::string file;
+  int line;
+  std::string key;
+  std::vector<std::string> message_parts;
+  int column = 0;  // 0: not checked
+};
+
+void requireInputError(const std::function<void()>& load, const Expected& x) {
+  try {
+    load();
+  } catch (const InputError& e) {
+    INFO("what(): " << e.what());
+    CHECK(e.where().file == x.file);
+    CHECK(e.where().line == x.line);
+    if (x.column != 0) CHECK(e.where().column == x.column);
+    CHECK(e.key() == x.key);
+    for (const std::string& part : x.message_parts)
+      CHECK_THAT(e.message(), Catch::Contains(part));
+    return;
+  }
+  FAIL("no InputError was thrown");
+}
+
+std::string badFile(const std::string& name) {
+  return sourcePath("tests/scenarios/bad/" + name);
+}
+
+void requireFileError(const std::string& name, int line, const std::string& key,
+                      const std::vector<std::string>& parts, int column = 0) {
+  const std::string path = badFile(name);
+  requireInputError([&] { (void)loadScenario(path); }, Expected{path, line, key, parts, column});
+}
+
+// A valid scenario; each inline case breaks one thing in it.
+const std::string kBase = R"(racktwin_scenario: 1
+name: "inline"
+simulation: {duration: 3600 s, step: 1 s}
+coolant: PG25
+facility_water: {supply_temperature: 32 degC}
+cdus:
+  - id: row1/cdu1
+    type: inrack-250kw
+racks:
+  - id: row1/rack01
+    type: gb300-nvl72
+    cdu: row1/cdu1
+workload:
+  - id: train1
+    type: training
+    racks: all
+    iteration: {compute: 3.2 s, compute_power: 95 %, communication: 0.8 s, communication_power: 40 %}
+    checkpoint: {interval: 30 min, duration: 30 s, power: 15 %}
+events:
+  - {at: 600 s, action: pump_trip, target: row1/cdu1}
+)";
+
+constexpr const char* kInline = "inline.yaml";
+
+void loadInline(const std::string& text) {
+  (void)loadScenarioFromString(text, kInline, sourcePath("data"));
+}
+
+/// Replaces `from` by `to` in the base scenario and expects an error on the line that holds
+/// `marker` (in the changed text).
+void requireInlineError(const std::string& from, const std::string& to, const std::string& marker,
+                        const std::string& key, const std::vector<std::string>& parts) {
+  const std::string text = replaced(kBase, from, to);
+  INFO("scenario:\n" << text);
+  const int line = lineOf(text, marker);
+  REQUIRE(line > 0);
+  requireInputError([&] { loadInline(text); }, Expected{kInline, line, key, parts});
+}
+
+}  // namespace
+
+TEST_CASE("the base of the inline cases is valid", "[scenarios]") {
+  CHECK_NOTHROW(loadInline(kBase));
+}
+
+TEST_CASE("bad/missing_key: a missing required key", "[scenarios]") {
+  requireFileError("missing_key.yaml", 5, "simulation.duration",
+                   {"required key is missing", "expected a time in s, ms, min, h"}, 1);
+}
+
+TEST_CASE("bad/unknown_key: an unknown key lists the accepted ones", "[scenarios]") {
+  requireFileError(
+      "unknown_key.yaml", 7, "simulation.setp",
+      {"unknown key; expected one of: duration, step, substeps, record_interval, seed"}, 3);
+}
+
+TEST_CASE("bad/wrong_unit: a flow where a temperature belongs", "[scenarios]") {
+  requireFileError("wrong_unit.yaml", 8, "facility_water.supply_temperature",
+                   {"expected a temperature in K, degC, °C, degF, °F, got '32 L/min'"}, 23);
+}
+
+TEST_CASE("bad/negative_duration: a negative job duration", "[scenarios]") {
+  requireFileError("negative_duration.yaml", 16, "workload[0].duration",
+                   {"must be > 0, got '-60 s'"}, 15);
+}
+
+TEST_CASE("bad/negative_flow: a negative flow in a data file names the data file", "[scenarios]") {
+  const std::string path = badFile("negative_flow.yaml");
+  const std::string data_file = std::filesystem::path(badFile("bad-data/cdus/negative-flow.yaml"))
+                                    .lexically_normal()
+                                    .string();
+  requireInputError(
+      [&] { (void)loadScenario(path); },
+      Expected{data_file, 7, "secondary_nominal_flow", {"must be > 0, got '-5 L/min'"}, 25});
+}
+
+TEST_CASE("bad/unknown_component: a rack on a CDU that does not exist", "[scenarios]") {
+  requireFileError("unknown_component.yaml", 14, "racks[0].cdu",
+                   {"unknown component 'row1/cdu9'; defined CDUs: row1/cdu1"}, 10);
+}
+
+TEST_CASE("bad/unknown_rack_type: names the data file it looked for", "[scenarios]") {
+  const std::string looked_for =
+      std::filesystem::path(sourcePath("data/racks/gb400-nvl144.yaml")).lexically_normal().string();
+  requireFileError(
+      "unknown_rack_type.yaml", 13, "racks[0].type",
+      {"unknown rack type 'gb400-nvl144': no data file " + looked_for, "available: gb300-nvl72"},
+      11);
+}
+
+TEST_CASE("bad/syntax_error: a YAML syntax error has its line", "[scenarios]") {
+  requireFileError("syntax_error.yaml", 7, "", {"YAML syntax error"});
+}
+
+TEST_CASE("bad/unknown_event_target: an event on a CDU that does not exist", "[scenarios]") {
+  requireFileError("unknown_event_target.yaml", 14, "events[1].target",
+                   {"unknown component 'row1/cdu2'; defined CDUs: row1/cdu1"});
+}
+
+TEST_CASE("bad/duration_not_multiple: the duration must be whole steps", "[scenarios]") {
+  requireFileError("duration_not_multiple.yaml", 6, "simulation.duration",
+                   {"must be a whole number of steps (step 0.3 s)", "1000 s"}, 13);
+}
+
+TEST_CASE("InputError::what() reads FILE:LINE:COLUMN: key 'KEY': MESSAGE", "[scenarios]") {
+  const std::string path = badFile("unknown_component.yaml");
+  try {
+    (void)loadScenario(path);
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()) == path + ":14:10: key 'racks[0].cdu': " + e.message());
+  }
+}
+
+TEST_CASE("a file that cannot be read", "[scenarios]") {
+  const std::string path = badFile("does-not-exist.yaml");
+  requireInputError([&] { (void)loadScenario(path); },
+                    Expected{path, 0, "", {"cannot open the file"}});
+  const std::string folder = sourcePath("tests/scenarios/bad");
+  requireInputError([&] { (void)loadScenario(folder); },
+                    Expected{folder, 0, "", {"is a directory, not a file"}});
+}
+
+TEST_CASE("format version and document shape", "[scenarios]") {
+  requireInlineError("racktwin_scenario: 1", "racktwin_scenario: 2", "racktwin_scenario",
+                     "racktwin_scenario",
+                     {"unsupported scenario format version '2'; this program reads version 1"});
+  requireInlineError("racktwin_scenario: 1\n", "", "name:", "racktwin_scenario",
+                     {"required key is missing", "racktwin_scenario: 1"});
+  requireInputError([] { loadInline(""); }, Expected{kInline, 0, "", {"expected a map"}});
+  requireInputError([] { loadInline("- a\n- b\n"); },
+                    Expected{kInline, 1, "", {"expected a map", "got a list"}});
+  requireInlineError("simulation: {duration: 3600 s, step: 1 s}", "simulation: 5",
+                     "simulation:", "simulation", {"expected a map with the keys duration, step"});
+  requireInlineError("coolant: PG25\n", "coolant: PG25\ncoolant: water\n", "coolant: water",
+                     "coolant", {"duplicate key; first given at line 4"});
+}
+
+TEST_CASE("YAML that cannot be parsed never crashes the loader", "[scenarios]") {
+  // Deep nesting hits yaml-cpp's depth guard; an unclosed flow map fails at its end.
+  requireInputError([] { loadInline(std::string(5000, '[')); },
+                    Expected{kInline, 1, "", {"YAML syntax error"}});
+  const std::string text = replaced(kBase, "step: 1 s}", "step: 1 s");
+  try {
+    loadInline(text);
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    CHECK(e.where().file == kInline);
+    CHECK(e.where().line >= 3);
+    CHECK_THAT(e.message(), Catch::Contains("YAML syntax error"));
+  }
+}
+
+TEST_CASE("simulation values are checked", "[scenarios]") {
+  requireInlineError("step: 1 s}", "step: 0 s}", "simulation:", "simulation.step",
+                     {"must be > 0, got '0 s'"});
+  requireInlineError("step: 1 s}", "step: 1 s, substeps: 0}", "simulation:", "simulation.substeps",
+                     {"must be from 1 to 1000, got '0'"});
+  requireInlineError("step: 1 s}", "step: 1 s, substeps: 2.5}",
+                     "simulation:", "simulation.substeps",
+                     {"expected an integer from 1 to 1000, got '2.5'"});
+  requireInlineError("step: 1 s}", "step: 1 s, record_interval: 1.5 s}",
+                     "simulation:", "simulation.record_interval",
+                     {"must be a whole number of steps (step 1 s)"});
+  requireInlineError("step: 1 s}", "step: 1 s, record_interval: 2 h}",
+                     "simulation:", "simulation.record_interval",
+                     {"must not exceed the duration (3600 s)"});
+  requireInlineError("duration: 3600 s", "duration: 1e12 s", "simulation:", "simulation.duration",
+                     {"at most 1e+09 steps"});
+  requireInlineError("duration: 3600 s", "duration: .nan s", "simulation:", "simulation.duration",
+                     {"expected a time in s, ms, min, h, got '.nan s'"});
+}
+
+TEST_CASE("coolant, facility and room values are checked", "[scenarios]") {
+  requireInlineError("coolant: PG25", "coolant: glycol", "coolant:", "coolant",
+                     {"expected 'water' or 'PG<percent>'", "got 'glycol'"});
+  requireInlineError("coolant: PG25", "coolant: PG70", "coolant:", "coolant", {"got 'PG70'"});
+  requireInlineError("coolant: PG25", "coolant: {a: 1}", "coolant:", "coolant", {"got a map"});
+  requireInlineError("supply_temperature: 32 degC", "supply_temperature: -300 degC",
+                     "facility_water", "facility_water.supply_temperature",
+                     {"at or above absolute zero"});
+  requireInlineError("coolant: PG25\n", "coolant: PG25\nroom: {crah_fan_power_fraction: 120 %}\n",
+                     "room:", "room.crah_fan_power_fraction",
+                     {"must be a fraction from 0 to 1", "got '120 %'"});
+  requireInlineError("coolant: PG25\n", "coolant: PG25\nroom: {type: attic}\n",
+                     "room:", "room.type",
+                     {"unknown room type 'attic': no data file", "rooms/attic.yaml"});
+}
+
+TEST_CASE("ids are valid and unique, references resolve", "[scenarios]") {
+  requireInlineError("  - id: row1/cdu1", "  - id: Row1/CDU1", "Row1/CDU1", "cdus[0].id",
+                     {"is not a component id"});
+  requireInlineError("  - id: row1/rack01", "  - id: row1/cdu1", "  - id: row1/cdu1\n    type: gb",
+                     "racks[0].id",
+                     {"duplicate id 'row1/cdu1'; already used by the CDU at line 7"});
+  requireInlineError("    cdu: row1/cdu1", "    cdu: row1/rack01", "cdu: row1/rack01",
+                     "racks[0].cdu",
+                     {"'row1/rack01' is a rack, not a CDU; defined CDUs: row1/cdu1"});
+  requireInlineError("    type: gb300-nvl72", "    type: ../racks/gb300-nvl72", "../racks",
+                     "racks[0].type", {"expected a type name of lower-case letters"});
+  requireInlineError("    type: inrack-250kw", "    type: inrack-900kw", "inrack-900kw",
+                     "cdus[0].type",
+                     {"unknown CDU type 'inrack-900kw': no data file", "available: inrack-250kw"});
+  requireInlineError("cdus:\n  - id: row1/cdu1\n    type: inrack-250kw\n", "cdus: []\n",
+                     "cdus:", "cdus", {"expected at least one CDU"});
+  requireInlineError("cdus:\n  - id: row1/cdu1\n    type: inrack-250kw\n", "", "racktwin_scenario",
+                     "cdus", {"required key is missing", "a list of CDUs"});
+}
+
+TEST_CASE("CDU and rack overrides are checked", "[scenarios]") {
+  requireInlineError("    type: inrack-250kw\n", "    type: inrack-250kw\n    pump_speed: 0 %\n",
+                     "pump_speed", "cdus[0].pump_speed", {"must be a fraction above 0"});
+  requireInlineError("    type: inrack-250kw\n",
+                     "    type: inrack-250kw\n    supply_temperature_setpoint: 36 K/W\n",
+                     "supply_temperature_setpoint", "cdus[0].supply_temperature_setpoint",
+                     {"expected a temperature"});
+  requireInlineError("    type: inrack-250kw\n", "    type: inrack-250kw\n    pump_sped: 50 %\n",
+                     "pump_sped", "cdus[0].pump_sped",
+                     {"unknown key; expected one of: id, type, supply_temperature_setpoint, "
+                      "pump_speed"});
+  requireInlineError("    cdu: row1/cdu1\n",
+                     "    cdu: row1/cdu1\n    gpu_slowdown_temperature: 80 degC\n",
+                     "gpu_slowdown_temperature", "racks[0].gpu_slowdown_temperature",
+                     {"release temperature (84 degC) must be below the slowdown temperature "
+                      "(80 degC)"});
+  requireInlineError("    cdu: row1/cdu1\n", "    cdu: row1/cdu1\n    gpu_power_limit: 150 W\n",
+                     "gpu_power_limit", "racks[0].gpu_power_limit",
+                     {"must be above the GPU idle power of the rack type (200 W)"});
+}
+
+TEST_CASE("workload values are checked", "[scenarios]") {
+  requireInlineError("    type: training", "    type: inference", "inference", "workload[0].type",
+                     {"unknown workload type 'inference'; supported: training"});
+  requireInlineError("    racks: all", "    racks: some", "racks: some", "workload[0].racks",
+                     {"expected 'all' or a list of rack ids, got 'some'"});
+  requireInlineError("    racks: all", "    racks: [row1/rack01, row1/rack02]", "racks: [",
+                     "workload[0].racks[1]",
+                     {"unknown component 'row1/rack02'; defined racks: row1/rack01"});
+  requireInlineError("    racks: all", "    racks: [row1/cdu1]", "racks: [", "workload[0].racks[0]",
+                     {"'row1/cdu1' is a CDU, not a rack"});
+  requireInlineError("    racks: all", "    racks: all\n    start: 3600 s",
+                     "start:", "workload[0].start",
+                     {"must be before the end of the simulation (3600 s)"});
+  requireInlineError("compute_power: 95 %", "compute_power: 105 %",
+                     "iteration:", "workload[0].iteration.compute_power",
+                     {"must be a fraction from 0 to 1"});
+  requireInlineError("compute: 3.2 s", "compute: 0 s",
+                     "iteration:", "workload[0].iteration.compute", {"must be > 0"});
+  requireInlineError("duration: 30 s, power", "duration: 30 min, power",
+                     "checkpoint:", "workload[0].checkpoint.duration",
+                     {"must be shorter than the checkpoint interval (1800 s)"});
+  const std::string second_job = R"(  - id: train2
+    type: training
+    racks: [row1/rack01]
+    start: 1000 s
+    iteration: {compute: 1 s, compute_power: 95 %, communication: 1 s, communication_power: 40 %}
+events:)";
+  requireInlineError("events:", second_job, "racks: [row1/rack01]", "workload[1].racks",
+                     {"rack 'row1/rack01' is already used by job 'train1' from 0 s to 3600 s"});
+}
+
+TEST_CASE("events are checked", "[scenarios]") {
+  const std::string ev = "  - {at: 600 s, action: pump_trip, target: row1/cdu1}";
+  requireInlineError(ev, "  - {at: 4000 s, action: pump_trip, target: row1/cdu1}", "at: 4000",
+                     "events[0].at", {"must be from 0 s to the end of the simulation (3600 s)"});
+  requireInlineError(ev, "  - {at: -1 s, action: pump_trip, target: row1/cdu1}", "at: -1",
+                     "events[0].at", {"must be from 0 s"});
+  requireInlineError(ev, "  - {at: 60 s, action: pump_trip, target: row1/cdu1, value: 1}",
+                     "at: 60 s", "events[0].value",
+                     {"not used by action pump_trip; expected one of: at, action, target"});
+  requireInlineError(ev, "  - {at: 60 s, action: explode, target: row1/cdu1}", "explode",
+                     "events[0].action", {"unknown action 'explode'; expected one of: pump_trip"});
+  requireInlineError(ev, "  - {at: 60 s, action: set_pump_speed, target: row1/cdu1, value: 120 %}",
+                     "set_pump_speed", "events[0].value", {"must be a fraction from 0 to 1"});
+  requireInlineError(ev, "  - {at: 60 s, action: set_pump_speed, target: row1/cdu1}",
+                     "set_pump_speed", "events[0].value",
+                     {"required key is missing", "expected a number"});
+  requireInlineError(ev, "  - {at: 60 s, action: set_facility_supply_temperature, value: 5 bar}",
+                     "set_facility", "events[0].value", {"expected a temperature"});
+  requireInlineError(ev, "  - {at: 60 s, action: set_pump_speed, target: row1/rack01, value: 0}",
+                     "set_pump_speed", "events[0].target", {"'row1/rack01' is a rack, not a CDU"});
+}
