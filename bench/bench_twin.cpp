@@ -22,12 +22,13 @@ int main(int argc, char** argv) {
       racktwin::scenarios::Twin twin(site);
       twin.initialize();
       steps = 0;
-      while (twin.step()) ++steps;
+      while (twin.step())
+        ++steps;
       ++steps;
       twin.finish(true);
       gpus = twin.layout().gpu_count;
-      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                                .count());
+      best = std::min(
+          best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
     std::printf("scenario %s: %zu macro steps, %zu GPUs\n", path, steps, gpus);
     std::printf("best of %d: %.3f s per run, %.2f us per macro step, %.3f us per GPU-step\n",

@@ -5,7 +5,9 @@
 namespace racktwin::cli {
 
 Progress::Progress(double total)
-    : total_(total), enabled_(isatty(STDOUT_FILENO) != 0), start_(std::chrono::steady_clock::now()) {}
+    : total_(total),
+      enabled_(isatty(STDOUT_FILENO) != 0),
+      start_(std::chrono::steady_clock::now()) {}
 
 void Progress::update(double done) {
   if (!enabled_ || total_ <= 0.0) return;
@@ -17,7 +19,8 @@ void Progress::update(double done) {
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   std::printf("\r  [");
-  for (int i = 0; i < kWidth; ++i) std::putchar(i < filled ? '#' : '.');
+  for (int i = 0; i < kWidth; ++i)
+    std::putchar(i < filled ? '#' : '.');
   std::printf("] %5.1f %%  t = %.0f / %.0f s  (%.1f s wall)", permille / 10.0, done, total_,
               elapsed);
   std::fflush(stdout);

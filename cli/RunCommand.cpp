@@ -20,7 +20,9 @@ namespace racktwin::cli {
 namespace {
 
 volatile std::sig_atomic_t g_interrupted = 0;
-void onInterrupt(int /*signal*/) { g_interrupted = 1; }
+void onInterrupt(int /*signal*/) {
+  g_interrupted = 1;
+}
 
 // Command-line overrides are validated like scenario values; errors name the option.
 void applyOverrides(const RunArguments& arguments, core::SimulationSpec& simulation) {
@@ -41,9 +43,9 @@ void applyOverrides(const RunArguments& arguments, core::SimulationSpec& simulat
   const double steps = simulation.duration / simulation.step;
   if (std::abs(steps - std::round(steps)) > 1e-9 * steps || std::round(steps) < 1.0) {
     throw core::InputError({"<command line>", 0, 0}, arguments.duration_s ? "--duration" : "--step",
-                           "the duration must be a whole number of steps (duration " +
-                               std::to_string(simulation.duration) + " s, step " +
-                               std::to_string(simulation.step) + " s)");
+                           "the duration must be a whole number of steps (duration "
+                               + std::to_string(simulation.duration) + " s, step "
+                               + std::to_string(simulation.step) + " s)");
   }
   // Keep the record interval a whole number of steps, at least one.
   const double per_step = std::max(1.0, std::round(simulation.record_interval / simulation.step));
@@ -77,7 +79,8 @@ void printSummary(const core::Summary& summary, const scenarios::Twin& twin,
   for (const core::SummaryItem& item : summary.items()) {
     std::string label = item.label.empty() ? item.key : item.label;
     label += ' ';
-    while (label.size() < 44) label += '.';
+    while (label.size() < 44)
+      label += '.';
     if (item.value) {
       const double shown = *item.value * item.display_scale + item.display_offset;
       const bool tiny = std::abs(shown) > 0.0 && std::abs(shown) < 1e-3;
@@ -101,8 +104,8 @@ int runCommand(const RunArguments& arguments) {
     return kBadInput;
   }
 
-  const std::string output = arguments.output.empty() ? defaultOutput(arguments.scenario)
-                                                      : arguments.output;
+  const std::string output =
+      arguments.output.empty() ? defaultOutput(arguments.scenario) : arguments.output;
   std::unique_ptr<scenarios::Twin> twin;
   try {
     twin = std::make_unique<scenarios::Twin>(std::move(site));

@@ -45,7 +45,8 @@ void Engine::initialize() {
   time_ = 0.0;
   steps_ = 0;
   state_.time = 0.0;
-  for (Model* model : all_) model->initialize(state_);
+  for (Model* model : all_)
+    model->initialize(state_);
   if (recorder_ != nullptr) recorder_->sample(0.0);
 }
 
@@ -56,10 +57,11 @@ void Engine::applyDueEvents() {
     const EventSpec event = queue_.back().event;
     queue_.pop_back();
     bool handled = false;
-    for (Model* model : all_) handled = model->applyEvent(event, state_) || handled;
+    for (Model* model : all_)
+      handled = model->applyEvent(event, state_) || handled;
     if (!handled) {
-      throw RuntimeError("event at t = " + std::to_string(event.time) + " s for '" + event.target +
-                         "' was not handled by any model");
+      throw RuntimeError("event at t = " + std::to_string(event.time) + " s for '" + event.target
+                         + "' was not handled by any model");
     }
   }
 }
@@ -73,11 +75,13 @@ bool Engine::step() {
   const double h = simulation_.step / simulation_.substeps;
   for (int k = 0; k < simulation_.substeps; ++k) {
     state_.time = time_ + k * h;
-    for (Model* model : fast_) model->advance(state_.time, h, state_);
+    for (Model* model : fast_)
+      model->advance(state_.time, h, state_);
   }
   // Slow models: one step with the energies the fast models accumulated.
   state_.time = time_;
-  for (Model* model : slow_) model->advance(time_, simulation_.step, state_);
+  for (Model* model : slow_)
+    model->advance(time_, simulation_.step, state_);
 
   ++steps_;
   time_ = static_cast<double>(steps_) * simulation_.step;
@@ -87,7 +91,8 @@ bool Engine::step() {
 }
 
 void Engine::finalize() {
-  for (Model* model : all_) model->finalize(state_);
+  for (Model* model : all_)
+    model->finalize(state_);
 }
 
 }  // namespace racktwin::core

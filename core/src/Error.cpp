@@ -29,8 +29,8 @@ InputError::InputError(SourceLocation where, std::string key, std::string messag
       message_(std::move(message)) {}
 
 void assertionFailed(const char* expression, const char* file, int line, const char* message) {
-  std::fprintf(stderr, "racktwin: internal error: assertion '%s' failed at %s:%d: %s\n",
-               expression, file, line, message);
+  std::fprintf(stderr, "racktwin: internal error: assertion '%s' failed at %s:%d: %s\n", expression,
+               file, line, message);
   std::abort();
 }
 

@@ -47,9 +47,13 @@ FlowNetwork::Index FlowNetwork::addLink(std::string id, Index a, Index b) {
 std::size_t FlowNetwork::nodeCount() const noexcept {
   return boost::num_vertices(graph_->adjacency);
 }
-std::size_t FlowNetwork::linkCount() const noexcept { return graph_->links.size(); }
+std::size_t FlowNetwork::linkCount() const noexcept {
+  return graph_->links.size();
+}
 
-const std::string& FlowNetwork::nodeId(Index node) const { return graph_->adjacency[node].id; }
+const std::string& FlowNetwork::nodeId(Index node) const {
+  return graph_->adjacency[node].id;
+}
 const std::string& FlowNetwork::linkId(Index link) const {
   return graph_->adjacency[graph_->links.at(link)].id;
 }
@@ -70,7 +74,8 @@ std::optional<FlowNetwork::Index> FlowNetwork::findNode(std::string_view id) con
 std::vector<int> FlowNetwork::components(int* count) const {
   // connected_components wants an undirected graph: build one with the same vertices.
   boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS> undirected(nodeCount());
-  for (Index l = 0; l < linkCount(); ++l) boost::add_edge(portA(l), portB(l), undirected);
+  for (Index l = 0; l < linkCount(); ++l)
+    boost::add_edge(portA(l), portB(l), undirected);
   std::vector<int> component(nodeCount());
   const int n = boost::connected_components(undirected, component.data());
   if (count != nullptr) *count = n;

@@ -15,9 +15,11 @@ void Recorder::add(ChannelInfo channel, const double* data) {
 
 void Recorder::open(const RunMetadata& metadata) {
   std::size_t width = 0;
-  for (const ChannelInfo& channel : channels_) width += channel.width();
+  for (const ChannelInfo& channel : channels_)
+    width += channel.width();
   row_.assign(width, 0.0);
-  for (RecorderSink* sink : sinks_) sink->open(metadata, channels_);
+  for (RecorderSink* sink : sinks_)
+    sink->open(metadata, channels_);
   open_ = true;
   next_ = 0.0;
   samples_ = 0;
@@ -31,14 +33,16 @@ void Recorder::sample(double t) {
     std::copy_n(sources_[c], n, out);
     out += n;
   }
-  for (RecorderSink* sink : sinks_) sink->append(t, row_);
+  for (RecorderSink* sink : sinks_)
+    sink->append(t, row_);
   ++samples_;
   next_ = static_cast<double>(samples_) * interval_;
 }
 
 void Recorder::close(bool complete, std::string_view summary_json) {
   if (!open_) return;
-  for (RecorderSink* sink : sinks_) sink->close(complete, summary_json);
+  for (RecorderSink* sink : sinks_)
+    sink->close(complete, summary_json);
   open_ = false;
 }
 

@@ -61,8 +61,10 @@ void SiteState::resize(const SiteLayout& layout, double T_initial) {
   gpu_T_junction.assign(g, T_initial);
   gpu_throttled.assign(g, 0);
   gpu_speed.assign(g, 1.0);
-  for (auto* v : {&cpu_P_demand, &cpu_P, &cpu_E_step}) v->assign(layout.cpu_count, 0.0);
-  for (auto* v : {&switch_P_demand, &switch_P, &switch_E_step}) v->assign(layout.switch_count, 0.0);
+  for (auto* v : {&cpu_P_demand, &cpu_P, &cpu_E_step})
+    v->assign(layout.cpu_count, 0.0);
+  for (auto* v : {&switch_P_demand, &switch_P, &switch_E_step})
+    v->assign(layout.switch_count, 0.0);
   for (auto* v : {&rack_air_P_demand, &rack_P_dc, &rack_P_ac, &rack_P_psu_loss, &rack_air_E_step,
                   &rack_ac_E_step}) {
     v->assign(layout.rack_count, 0.0);

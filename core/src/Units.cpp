@@ -227,4 +227,8 @@ double parseQuantity(std::string_view text, Dimension expected) {
   fail(expected, text);
 }
 
+std::span<const Dimension> allDimensions() noexcept {
+  return kAllDimensions;
+}
+
 }  // namespace racktwin::core

@@ -22,8 +22,10 @@ struct Twin::Impl {
     engine.addFastModel(workload);
     engine.addFastModel(electrical);
     engine.addSlowModel(cooling);
-    for (const core::EventSpec& event : site.events) engine.schedule(event);
-    for (core::Model* model : engine.models()) model->declareChannels(recorder);
+    for (const core::EventSpec& event : site.events)
+      engine.schedule(event);
+    for (core::Model* model : engine.models())
+      model->declareChannels(recorder);
     engine.setRecorder(&recorder);
   }
 
@@ -40,7 +42,9 @@ struct Twin::Impl {
 Twin::Twin(core::SiteSpec site) : impl_(std::make_unique<Impl>(std::move(site))) {}
 Twin::~Twin() = default;
 
-void Twin::addSink(core::RecorderSink& sink) { impl_->recorder.addSink(sink); }
+void Twin::addSink(core::RecorderSink& sink) {
+  impl_->recorder.addSink(sink);
+}
 
 void Twin::initialize() {
   core::RunMetadata metadata;
@@ -57,7 +61,9 @@ void Twin::initialize() {
   impl_->engine.initialize();
 }
 
-bool Twin::step() { return impl_->engine.step(); }
+bool Twin::step() {
+  return impl_->engine.step();
+}
 
 core::Summary Twin::finish(bool complete) {
   Impl& m = *impl_;
@@ -65,7 +71,8 @@ core::Summary Twin::finish(bool complete) {
   core::Summary summary;
   summary.add({"gpu_count", static_cast<double>(m.layout.gpu_count), "GPUs", "", 1.0, 0.0});
   summary.add({"simulated_time_s", m.engine.time(), "Simulated time", "s", 1.0, 0.0});
-  for (const core::Model* model : m.engine.models()) model->summarise(summary);
+  for (const core::Model* model : m.engine.models())
+    model->summarise(summary);
   // Facility energy: IT (AC input of the power shelves) plus the cooling equipment modelled so far.
   const double it = summary.value("it_energy_J").value_or(0.0);
   const double cooling = summary.value("cooling_energy_J").value_or(0.0);
@@ -77,12 +84,26 @@ core::Summary Twin::finish(bool complete) {
   return summary;
 }
 
-double Twin::time() const { return impl_->engine.time(); }
-double Twin::duration() const { return impl_->engine.duration(); }
-const core::SiteSpec& Twin::site() const noexcept { return impl_->site; }
-const core::SiteLayout& Twin::layout() const noexcept { return impl_->layout; }
-const core::SiteState& Twin::state() const noexcept { return impl_->state; }
-const thermal::CoolingModel& Twin::cooling() const noexcept { return impl_->cooling; }
-const core::Recorder& Twin::recorder() const noexcept { return impl_->recorder; }
+double Twin::time() const {
+  return impl_->engine.time();
+}
+double Twin::duration() const {
+  return impl_->engine.duration();
+}
+const core::SiteSpec& Twin::site() const noexcept {
+  return impl_->site;
+}
+const core::SiteLayout& Twin::layout() const noexcept {
+  return impl_->layout;
+}
+const core::SiteState& Twin::state() const noexcept {
+  return impl_->state;
+}
+const thermal::CoolingModel& Twin::cooling() const noexcept {
+  return impl_->cooling;
+}
+const core::Recorder& Twin::recorder() const noexcept {
+  return impl_->recorder;
+}
 
 }  // namespace racktwin::scenarios

@@ -36,7 +36,8 @@ struct Probe : Model {
 struct MemorySink : RecorderSink {
   void open(const RunMetadata&, const std::vector<ChannelInfo>& channels) override {
     width = 0;
-    for (const auto& c : channels) width += c.width();
+    for (const auto& c : channels)
+      width += c.width();
   }
   void append(double t, std::span<const double> row) override {
     times.push_back(t);

@@ -22,7 +22,8 @@ TEST_CASE("Flow order follows the flow and needs a tear node to break the loop",
   const FlowNetwork::Index tear[] = {tank};
   REQUIRE(net.flowOrder(flow, 1e-12, tear, order));
   std::vector<int> position(net.nodeCount());
-  for (std::size_t i = 0; i < order.size(); ++i) position[order[i]] = static_cast<int>(i);
+  for (std::size_t i = 0; i < order.size(); ++i)
+    position[order[i]] = static_cast<int>(i);
   for (FlowNetwork::Index l = 0; l < net.linkCount(); ++l) {
     const auto from = flow[l] >= 0 ? net.portA(l) : net.portB(l);
     const auto to = flow[l] >= 0 ? net.portB(l) : net.portA(l);

@@ -30,8 +30,8 @@ ProgramResult runProgram(const std::string& command) {
   const std::string dir =
       scratchDirectory("run-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
   const std::string out = dir + "/stdout", err = dir + "/stderr";
-  const std::string line = "cd '" RACKTWIN_SOURCE_DIR "' && " + command + " >'" + out +
-                           "' 2>'" + err + "' </dev/null";
+  const std::string line =
+      "cd '" RACKTWIN_SOURCE_DIR "' && " + command + " >'" + out + "' 2>'" + err + "' </dev/null";
   const int status = std::system(line.c_str());
   ProgramResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

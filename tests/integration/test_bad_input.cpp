@@ -1,7 +1,7 @@
 // Bad scenarios end the program with exit code 2, a message naming file, line and key, and no
 // result file.
-#include <catch2/catch.hpp>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <regex>
@@ -18,8 +18,8 @@ TEST_CASE("Every bad scenario gives a located error and leaves no result file", 
     if (entry.path().extension() != ".yaml") continue;
     const std::string name = entry.path().filename().string();
     const std::string output = dir + "/" + entry.path().stem().string() + ".h5";
-    const auto run = runProgram(std::string(RACKTWIN_CLI) + " run tests/scenarios/bad/" + name +
-                                " -o " + output + " --summary-json " + output + ".json");
+    const auto run = runProgram(std::string(RACKTWIN_CLI) + " run tests/scenarios/bad/" + name
+                                + " -o " + output + " --summary-json " + output + ".json");
     INFO(name << ": " << run.err);
     CHECK(run.exit_code == 2);
     // FILE:LINE:COLUMN of the scenario, or of the data file it names when the fault is there.
@@ -34,10 +34,11 @@ TEST_CASE("Every bad scenario gives a located error and leaves no result file", 
 }
 
 TEST_CASE("Bad command-line values are refused before anything is written", "[integration]") {
-  const std::string dir = racktwin::test::scratchDirectory("bad-options-" + std::to_string(getpid()));
-  const auto run = runProgram(std::string(RACKTWIN_CLI) +
-                              " run scenarios/nvl72-rack.yaml --duration 10.5 --step 1 -o " + dir +
-                              "/x.h5");
+  const std::string dir =
+      racktwin::test::scratchDirectory("bad-options-" + std::to_string(getpid()));
+  const auto run =
+      runProgram(std::string(RACKTWIN_CLI)
+                 + " run scenarios/nvl72-rack.yaml --duration 10.5 --step 1 -o " + dir + "/x.h5");
   CHECK(run.exit_code == 2);
   CHECK(run.err.find("--duration") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir + "/x.h5"));

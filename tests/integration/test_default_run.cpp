@@ -1,6 +1,6 @@
 // The default scenario end to end: one GB300 NVL72 rack, one hour of training at W32.
-#include <catch2/catch.hpp>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -20,8 +20,8 @@ struct DefaultRun {
     dir = test::scratchDirectory("default-run-" + std::to_string(getpid()));
     result = dir + "/r.h5";
     summary_path = dir + "/s.json";
-    run = runProgram(kCli + " run scenarios/nvl72-rack.yaml -o " + result + " --summary-json " +
-                     summary_path);
+    run = runProgram(kCli + " run scenarios/nvl72-rack.yaml -o " + result + " --summary-json "
+                     + summary_path);
     if (run.exit_code == 0) summary = nlohmann::json::parse(test::readFile(summary_path));
   }
   std::string dir, result, summary_path;
@@ -84,7 +84,8 @@ TEST_CASE("The result file has every dataset finite, with units, readable by h5p
   REQUIRE(tray_shape[1] == 27);
   for (std::size_t row = 0; row < tray_shape[0]; row += 600) {
     double sum = 0.0;
-    for (std::size_t k = 0; k < 27; ++k) sum += tray[row * 27 + k];
+    for (std::size_t k = 0; k < 27; ++k)
+      sum += tray[row * 27 + k];
     CHECK(sum == Approx(cdu[row]).epsilon(1e-9));
   }
   const auto info = core::readResultInfo(run.result);
@@ -104,12 +105,12 @@ TEST_CASE("racktwin info lists the datasets of a result", "[integration]") {
 TEST_CASE("Two runs of one scenario give identical results", "[integration]") {
   const std::string dir = test::scratchDirectory("determinism-" + std::to_string(getpid()));
   for (const char* name : {"/a.h5", "/b.h5"}) {
-    const auto run = runProgram(kCli + " run scenarios/nvl72-rack.yaml --duration 120 -q -o " +
-                                dir + name);
+    const auto run =
+        runProgram(kCli + " run scenarios/nvl72-rack.yaml --duration 120 -q -o " + dir + name);
     REQUIRE(run.exit_code == 0);
   }
   for (const char* dataset : {"/gpu/T_junction", "/rack/P_ac", "/cdu/T_supply"}) {
-    CHECK(core::readResultDataset(dir + "/a.h5", dataset) ==
-          core::readResultDataset(dir + "/b.h5", dataset));
+    CHECK(core::readResultDataset(dir + "/a.h5", dataset)
+          == core::readResultDataset(dir + "/b.h5", dataset));
   }
 }

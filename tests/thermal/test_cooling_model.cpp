@@ -20,8 +20,10 @@ struct Rig {
   }
   // One macro step with every GPU at P watts and `air` watts of air-cooled load per rack.
   void step(double P, double dt = 1.0, double air = 0.0) {
-    for (double& E : state.gpu_E_step) E = P * dt;
-    for (double& E : state.rack_air_E_step) E = air * dt;
+    for (double& E : state.gpu_E_step)
+      E = P * dt;
+    for (double& E : state.rack_air_E_step)
+      E = air * dt;
     model.advance(t, dt, state);
     t += dt;
   }
@@ -38,14 +40,15 @@ TEST_CASE("Steady GPU temperature is inlet + P (R_plate(V) + R_jc)", "[thermal]"
   // OCP OAI cold-plate definition: R is case-to-coolant-inlet resistance.
   Rig rig(test::smallSite(2, 1));
   const double P = 1000.0;
-  for (int i = 0; i < 3000; ++i) rig.step(P);
+  for (int i = 0; i < 3000; ++i)
+    rig.step(P);
   const auto& gpu = rig.site.racks[0].type.gpu;
   const double T_supply = rig.model.cduSupplyTemperature(0);
   for (std::size_t g = 0; g < 2; ++g) {
     const double V = rig.model.trayFlows()[g];
     const double R = gpu.cold_plate.R_constant + gpu.cold_plate.R_flow / V;
-    CHECK(rig.state.gpu_T_junction[g] ==
-          Approx(T_supply + P * (R + gpu.R_junction_case)).margin(1e-6));
+    CHECK(rig.state.gpu_T_junction[g]
+          == Approx(T_supply + P * (R + gpu.R_junction_case)).margin(1e-6));
   }
   // The PI on the facility valve holds the supply set-point.
   CHECK(T_supply == Approx(rig.site.cdus[0].T_supply_set).margin(0.01));
@@ -59,7 +62,8 @@ TEST_CASE("Implicit transport is monotone at 1 s steps over 0.05 s cold plates",
   Rig rig(site);
   // From the steady state without chip heat, a heat step must raise every temperature
   // monotonically (implicit upwind Euler gives an M-matrix).
-  for (int i = 0; i < 3000; ++i) rig.step(0.0);
+  for (int i = 0; i < 3000; ++i)
+    rig.step(0.0);
   std::vector<double> previous(rig.state.gpu_T_junction);
   for (int i = 0; i < 400; ++i) {
     rig.step(1400.0);
@@ -79,18 +83,20 @@ TEST_CASE("Energy is conserved to round-off with varying heat", "[thermal]") {
     const double P = 700.0 + 600.0 * std::sin(0.05 * i) + (i % 7 == 0 ? 300.0 : 0.0);
     rig.step(P, 1.0, 500.0);
   }
-  const double balance = rig.model.heatInput() - rig.model.heatRejected() -
-                         (rig.model.storedEnergy() - stored_initial);
+  const double balance = rig.model.heatInput() - rig.model.heatRejected()
+                         - (rig.model.storedEnergy() - stored_initial);
   CHECK(std::abs(balance) / rig.model.heatInput() < 1e-9);
   // Continuity at every junction (solver tolerance is round-off for GGA).
   REQUIRE(rig.model.cduSecondaryFlow(0) > 1e-4);
-  INFO("imbalance " << rig.model.largestMassImbalance() << " flow " << rig.model.cduSecondaryFlow(0));
+  INFO("imbalance " << rig.model.largestMassImbalance() << " flow "
+                    << rig.model.cduSecondaryFlow(0));
   CHECK(rig.model.largestMassImbalance() < 1e-9 * rig.model.cduSecondaryFlow(0));
 }
 
 TEST_CASE("A pump trip without standby stops the flow and throttles the GPUs", "[thermal]") {
   Rig rig(test::smallSite(2, 1));
-  for (int i = 0; i < 300; ++i) rig.step(1400.0);
+  for (int i = 0; i < 300; ++i)
+    rig.step(1400.0);
   REQUIRE(rig.state.gpu_throttled[0] == 0);
   core::EventSpec trip;
   trip.kind = core::EventKind::PumpTrip;

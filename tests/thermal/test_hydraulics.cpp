@@ -20,7 +20,8 @@ TEST_CASE("Friction factors match the Colebrook and Swamee-Jain reference values
                       {1e6, 1e-3, 0.01994, 0.02003},
                       {4e3, 0.01, 0.04908, 0.05061}};
   for (const Row& row : rows) {
-    CHECK(thermal::colebrookFrictionFactor(row.Re, row.eps) == Approx(row.colebrook).margin(5e-6 + 1e-5));
+    CHECK(thermal::colebrookFrictionFactor(row.Re, row.eps)
+          == Approx(row.colebrook).margin(5e-6 + 1e-5));
     CHECK(thermal::darcyFrictionFactor(row.Re, row.eps) == Approx(row.swamee_jain).margin(1e-5));
   }
   // Laminar: f = 64 / Re.
@@ -53,8 +54,8 @@ TEST_CASE("A pump against a laminar pipe meets at the analytic operating point",
   net.addLink("pipe", out, tank);
   const core::PipeSpec pipe{20.0, 0.004, 0.0, 1};
   const double dp0 = 2e4, V_max = 2e-5, s = 0.9;
-  thermal::HydraulicSolver solver(net, {LinkLaw::makePump(pump(dp0, V_max, s)), LinkLaw::makePipe(pipe)},
-                                  tank, 1e5);
+  thermal::HydraulicSolver solver(
+      net, {LinkLaw::makePump(pump(dp0, V_max, s)), LinkLaw::makePipe(pipe)}, tank, 1e5);
   const thermal::FluidState water{998.0, 1.0e-3};
   const auto status = solver.solve(water, 1e-12);
   REQUIRE(status.converged);

@@ -21,8 +21,8 @@ namespace racktwin::thermal {
 namespace {
 
 using Index = core::FlowNetwork::Index;
-constexpr double kFlowThreshold = 1e-9;      // m3/s: below this a link carries no heat
-constexpr double kVolumeSmallest = 1e-6;     // m3: every cell holds at least 1 mL
+constexpr double kFlowThreshold = 1e-9;          // m3/s: below this a link carries no heat
+constexpr double kVolumeSmallest = 1e-6;         // m3: every cell holds at least 1 mL
 constexpr double kQuickDisconnectVolume = 5e-6;  // m3, estimate: a UQD-class coupling
 
 enum class ChipKind : std::uint8_t { Gpu, Cpu, Switch };
@@ -44,9 +44,9 @@ struct CoolingModel::Impl {
   // ---- Chips: one case node per liquid-cooled chip (GPUs, then CPUs, then switches). ----
   struct Die {
     ChipKind kind;
-    std::uint32_t chip;   // index into the layout's GPU/CPU/switch arrays
+    std::uint32_t chip;  // index into the layout's GPU/CPU/switch arrays
     std::uint32_t loop;
-    Index link;           // its cold-plate link
+    Index link;  // its cold-plate link
     const core::ChipSpec* spec;
   };
   std::vector<Die> dies;
@@ -72,10 +72,10 @@ struct CoolingModel::Impl {
     std::vector<Index> rack_supply_hose, rack_return_hose;
     // Flow pattern, rebuilt after each hydraulic solve.
     std::vector<Index> order;
-    std::vector<double> C_link;        // W/K, capacity rate m_flow * cp (0 when no flow)
+    std::vector<double> C_link;             // W/K, capacity rate m_flow * cp (0 when no flow)
     std::vector<Index> link_up, link_down;  // upstream/downstream node in the flow direction
-    std::vector<std::uint32_t> in_begin, in_links;   // CSR: links flowing into each node
-    std::vector<std::uint32_t> out_begin, out_links; // CSR: links flowing out of each node
+    std::vector<std::uint32_t> in_begin, in_links;    // CSR: links flowing into each node
+    std::vector<std::uint32_t> out_begin, out_links;  // CSR: links flowing out of each node
     std::vector<double> node_alpha, node_beta, node_T;
     // Fluid (constant over the run: evaluated at the supply set-point).
     FluidState fluid;
@@ -85,7 +85,7 @@ struct CoolingModel::Impl {
     double pump_speed = 0.0;
     double valve_opening = 1.0, valve_integral = 0.0;
     double T_facility_supply = 0.0;
-    double T_supply_set = 0.0;  // K, may change by event
+    double T_supply_set = 0.0;        // K, may change by event
     double facility_C_nominal = 0.0;  // W/K at a fully open valve
     double cp_facility = 0.0, rho_facility = 0.0;
     // Outputs of the last step.
@@ -134,14 +134,16 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
   layout = &site_layout;
   room = site.room;
   loops.resize(site.cdus.size());
-  for (std::size_t c = 0; c < site.cdus.size(); ++c) buildLoop(loops[c], site, c);
+  for (std::size_t c = 0; c < site.cdus.size(); ++c)
+    buildLoop(loops[c], site, c);
 
   const std::size_t n_dies = dies.size();
   for (auto* v : {&die_T, &die_T_old, &die_alpha, &die_beta, &die_P, &die_R, &die_T_junction}) {
     v->assign(n_dies, 0.0);
   }
   const std::size_t n_cells = cell_C.size();
-  for (auto* v : {&cell_T, &cell_T_old, &cell_alpha, &cell_beta}) v->assign(n_cells, 0.0);
+  for (auto* v : {&cell_T, &cell_T_old, &cell_alpha, &cell_beta})
+    v->assign(n_cells, 0.0);
   gpu_T_j.assign(site_layout.gpu_count, 0.0);
   gpu_throttled_record.assign(site_layout.gpu_count, 0.0);
   cpu_T_j.assign(site_layout.cpu_count, 0.0);
@@ -149,9 +151,9 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
   tray_V_flow.assign(tray_ids.size(), 0.0);
   tray_T_out.assign(tray_ids.size(), 0.0);
   const std::size_t n_cdu = loops.size();
-  for (auto* v : {&cdu_T_supply, &cdu_T_return, &cdu_V_flow, &cdu_Q_flow, &cdu_valve,
-                  &cdu_V_facility, &cdu_T_facility_return, &cdu_pump_dp, &cdu_pump_P,
-                  &cdu_T_facility_supply}) {
+  for (auto* v :
+       {&cdu_T_supply, &cdu_T_return, &cdu_V_flow, &cdu_Q_flow, &cdu_valve, &cdu_V_facility,
+        &cdu_T_facility_return, &cdu_pump_dp, &cdu_pump_P, &cdu_T_facility_supply}) {
     v->assign(n_cdu, 0.0);
   }
 }
@@ -172,7 +174,8 @@ void CoolingModel::Impl::buildLoop(Loop& loop, const core::SiteSpec& site, std::
     link.die = die;
     link.cell_begin = static_cast<std::uint32_t>(cell_C.size());
     cells = std::max(cells, 1);
-    for (int k = 0; k < cells; ++k) cell_C.push_back(std::max(volume / cells, kVolumeSmallest));
+    for (int k = 0; k < cells; ++k)
+      cell_C.push_back(std::max(volume / cells, kVolumeSmallest));
     link.cell_end = static_cast<std::uint32_t>(cell_C.size());
     loop.links.push_back(link);
     return l;
@@ -184,9 +187,9 @@ void CoolingModel::Impl::buildLoop(Loop& loop, const core::SiteSpec& site, std::
   loop.supply_node = net.addNode(base + "/supply");
   loop.pump_link = addLink(base + "/pump", loop.tank, pump_out, LinkLaw::makePump(cdu.pump),
                            cdu.pump.volume, 1, LinkRole::Pump, -1);
-  loop.hx_link = addLink(base + "/hx", pump_out, loop.supply_node,
-                         LinkLaw::makePowerLaw(cdu.hx_secondary_dp), cdu.hx_secondary_volume, 1,
-                         LinkRole::HeatExchanger, -1);
+  loop.hx_link =
+      addLink(base + "/hx", pump_out, loop.supply_node, LinkLaw::makePowerLaw(cdu.hx_secondary_dp),
+              cdu.hx_secondary_volume, 1, LinkRole::HeatExchanger, -1);
 
   for (std::size_t r = 0; r < site.racks.size(); ++r) {
     const core::RackSpec& rack = site.racks[r];
@@ -203,9 +206,12 @@ void CoolingModel::Impl::buildLoop(Loop& loop, const core::SiteSpec& site, std::
     std::vector<TrayRef> trays;
     // NVL72: 10 compute trays above the 9 switch trays, 8 below.
     const int upper_compute = std::min(type.compute_trays, (type.compute_trays + 2) / 2);
-    for (int i = 1; i <= upper_compute; ++i) trays.push_back({true, i});
-    for (int i = 1; i <= type.switch_trays; ++i) trays.push_back({false, i});
-    for (int i = upper_compute + 1; i <= type.compute_trays; ++i) trays.push_back({true, i});
+    for (int i = 1; i <= upper_compute; ++i)
+      trays.push_back({true, i});
+    for (int i = 1; i <= type.switch_trays; ++i)
+      trays.push_back({false, i});
+    for (int i = upper_compute + 1; i <= type.compute_trays; ++i)
+      trays.push_back({true, i});
 
     const Index supply_first = net.addNode(rid + "/supply_manifold/tap01");
     const Index return_first = net.addNode(rid + "/return_manifold/tap01");
@@ -256,23 +262,23 @@ void CoolingModel::Impl::buildLoop(Loop& loop, const core::SiteSpec& site, std::
       if (tray.compute) {
         const std::uint32_t tray0 = static_cast<std::uint32_t>(tray.number - 1);
         for (int g = 0; g < type.gpus_per_tray; ++g) {
-          const std::uint32_t chip = layout->rack_gpu_begin[rack_index] +
-                                     tray0 * static_cast<std::uint32_t>(type.gpus_per_tray) +
-                                     static_cast<std::uint32_t>(g);
+          const std::uint32_t chip = layout->rack_gpu_begin[rack_index]
+                                     + tray0 * static_cast<std::uint32_t>(type.gpus_per_tray)
+                                     + static_cast<std::uint32_t>(g);
           addPlate(ChipKind::Gpu, chip, type.gpu, layout->gpu_ids[chip]);
         }
         for (int c = 0; c < type.cpus_per_tray; ++c) {
-          const std::uint32_t chip = layout->rack_cpu_begin[rack_index] +
-                                     tray0 * static_cast<std::uint32_t>(type.cpus_per_tray) +
-                                     static_cast<std::uint32_t>(c);
+          const std::uint32_t chip = layout->rack_cpu_begin[rack_index]
+                                     + tray0 * static_cast<std::uint32_t>(type.cpus_per_tray)
+                                     + static_cast<std::uint32_t>(c);
           addPlate(ChipKind::Cpu, chip, type.cpu, layout->cpu_ids[chip]);
         }
       } else {
         const std::uint32_t tray0 = static_cast<std::uint32_t>(tray.number - 1);
         for (int s = 0; s < type.switches_per_tray; ++s) {
-          const std::uint32_t chip = layout->rack_switch_begin[rack_index] +
-                                     tray0 * static_cast<std::uint32_t>(type.switches_per_tray) +
-                                     static_cast<std::uint32_t>(s);
+          const std::uint32_t chip = layout->rack_switch_begin[rack_index]
+                                     + tray0 * static_cast<std::uint32_t>(type.switches_per_tray)
+                                     + static_cast<std::uint32_t>(s);
           addPlate(ChipKind::Switch, chip, type.nvswitch, layout->switch_ids[chip]);
         }
       }
@@ -312,7 +318,8 @@ void CoolingModel::Impl::buildLoop(Loop& loop, const core::SiteSpec& site, std::
   loop.in_links.assign(n_links, 0);
   loop.out_links.assign(n_links, 0);
   loop.order.reserve(n_nodes);
-  for (auto* v : {&loop.node_alpha, &loop.node_beta, &loop.node_T}) v->assign(n_nodes, 0.0);
+  for (auto* v : {&loop.node_alpha, &loop.node_beta, &loop.node_T})
+    v->assign(n_nodes, 0.0);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -324,10 +331,9 @@ void CoolingModel::Impl::solveHydraulics(Loop& loop) {
   ++hydraulic_solves;
   hydraulic_iterations_max = std::max(hydraulic_iterations_max, loop.last_status.iterations);
   if (!loop.last_status.converged) {
-    throw core::RuntimeError("coolant loop of " + loop.cdu->id.str() +
-                             ": hydraulic solve failed after " +
-                             std::to_string(loop.last_status.iterations) +
-                             " iterations: " + loop.last_status.message);
+    throw core::RuntimeError(
+        "coolant loop of " + loop.cdu->id.str() + ": hydraulic solve failed after "
+        + std::to_string(loop.last_status.iterations) + " iterations: " + loop.last_status.message);
   }
   const core::FlowNetwork& net = loop.network;
   const std::span<const double> V = loop.solver->V_flow();
@@ -344,8 +350,8 @@ void CoolingModel::Impl::solveHydraulics(Loop& loop) {
   }
   const Index tear[] = {loop.tank};
   if (!net.flowOrder(flow, kFlowThreshold, tear, loop.order)) {
-    throw core::RuntimeError("coolant loop of " + loop.cdu->id.str() +
-                             ": the flow has a cycle that does not pass the tank");
+    throw core::RuntimeError("coolant loop of " + loop.cdu->id.str()
+                             + ": the flow has a cycle that does not pass the tank");
   }
   // CSR lists of flowing links into and out of each node.
   std::fill(loop.in_begin.begin(), loop.in_begin.end(), 0);
@@ -629,7 +635,8 @@ CoolingModel::~CoolingModel() = default;
 
 void CoolingModel::initialize(core::SiteState& state) {
   Impl& m = *impl_;
-  for (auto& loop : m.loops) m.solveHydraulics(loop);
+  for (auto& loop : m.loops)
+    m.solveHydraulics(loop);
   // Start from rest at the supply set-point everywhere (the run warms the loop up).
   for (std::size_t d = 0; d < m.dies.size(); ++d) {
     m.die_T[d] = m.loops[m.dies[d].loop].cdu->T_supply_set;
@@ -670,7 +677,8 @@ void CoolingModel::advance(double /*t*/, double dt, core::SiteState& state) {
   std::copy(m.cell_T.begin(), m.cell_T.end(), m.cell_T_old.begin());
 
   double Q_in = 0.0;
-  for (double P : m.die_P) Q_in += P;
+  for (double P : m.die_P)
+    Q_in += P;
   double Q_out = 0.0;
   double Q_room = 0.0;
   double P_cooling = 0.0;
@@ -717,7 +725,8 @@ bool CoolingModel::applyEvent(const core::EventSpec& event, core::SiteState& /*s
   Impl& m = *impl_;
   switch (event.kind) {
     case core::EventKind::SetFacilitySupplyTemperature:
-      for (auto& loop : m.loops) loop.T_facility_supply = event.value;
+      for (auto& loop : m.loops)
+        loop.T_facility_supply = event.value;
       return true;
     case core::EventKind::SetSupplySetpoint:
     case core::EventKind::SetPumpSpeed:
@@ -764,9 +773,9 @@ void CoolingModel::declareChannels(core::Recorder& recorder) {
                m.cdu_valve.data());
   recorder.add({"cdu", "V_flow_facility", "m3/s", "Facility water flow through the CDU", ids},
                m.cdu_V_facility.data());
-  recorder.add({"cdu", "T_facility_supply", "K", "Facility water temperature entering the CDU",
-                ids},
-               m.cdu_T_facility_supply.data());
+  recorder.add(
+      {"cdu", "T_facility_supply", "K", "Facility water temperature entering the CDU", ids},
+      m.cdu_T_facility_supply.data());
   recorder.add({"cdu", "T_facility_return", "K", "Facility water temperature leaving the CDU", ids},
                m.cdu_T_facility_return.data());
   recorder.add({"cdu", "pump_dp", "Pa", "Pressure rise across the secondary pump", ids},
@@ -775,8 +784,11 @@ void CoolingModel::declareChannels(core::Recorder& recorder) {
                m.cdu_pump_P.data());
   recorder.add({"room", "T_air", "K", "Room (hot aisle) air temperature", {}}, &m.room_T);
   recorder.add({"room", "Q_flow_crah", "W", "Heat removed by the CRAH units", {}}, &m.Q_crah);
-  recorder.add({"site", "energy_balance_residual", "J",
-                "Heat in - heat rejected - change in stored heat, since the start", {}},
+  recorder.add({"site",
+                "energy_balance_residual",
+                "J",
+                "Heat in - heat rejected - change in stored heat, since the start",
+                {}},
                &m.site_E_balance_residual);
 }
 
@@ -794,16 +806,23 @@ void CoolingModel::summarise(core::Summary& summary) const {
                1.0 / 3.6e6, 0.0});
   summary.add({"cooling_energy_J", m.E_cooling_electric, "Cooling electrical energy (pumps, fans)",
                "kWh", 1.0 / 3.6e6, 0.0});
-  summary.add({"throttled_gpu_seconds", m.throttled_gpu_seconds, "Throttled GPU time", "GPU s",
-               1.0, 0.0});
+  summary.add(
+      {"throttled_gpu_seconds", m.throttled_gpu_seconds, "Throttled GPU time", "GPU s", 1.0, 0.0});
 }
 
-double CoolingModel::storedEnergy() const { return impl_->stored(); }
-double CoolingModel::heatInput() const { return impl_->E_in; }
-double CoolingModel::heatRejected() const { return impl_->E_rejected; }
+double CoolingModel::storedEnergy() const {
+  return impl_->stored();
+}
+double CoolingModel::heatInput() const {
+  return impl_->E_in;
+}
+double CoolingModel::heatRejected() const {
+  return impl_->E_rejected;
+}
 double CoolingModel::largestMassImbalance() const {
   double worst = 0.0;
-  for (const auto& loop : impl_->loops) worst = std::max(worst, loop.solver->largestImbalance());
+  for (const auto& loop : impl_->loops)
+    worst = std::max(worst, loop.solver->largestImbalance());
   return worst;
 }
 double CoolingModel::cduSupplyTemperature(std::size_t cdu) const {
@@ -812,7 +831,11 @@ double CoolingModel::cduSupplyTemperature(std::size_t cdu) const {
 double CoolingModel::cduSecondaryFlow(std::size_t cdu) const {
   return impl_->loops.at(cdu).V_secondary;
 }
-double CoolingModel::maxGpuJunctionTemperature() const { return impl_->max_gpu_T; }
-std::span<const double> CoolingModel::trayFlows() const { return impl_->tray_V_flow; }
+double CoolingModel::maxGpuJunctionTemperature() const {
+  return impl_->max_gpu_T;
+}
+std::span<const double> CoolingModel::trayFlows() const {
+  return impl_->tray_V_flow;
+}
 
 }  // namespace racktwin::thermal

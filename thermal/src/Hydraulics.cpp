@@ -45,8 +45,7 @@ double colebrookFrictionFactor(double Re, double relative_roughness) {
   // Fixed point on 1/sqrt(f) from the Swamee-Jain start; converges in a few iterations.
   double inv_sqrt_f = 1.0 / std::sqrt(swameeJain(Re, relative_roughness));
   for (int i = 0; i < 100; ++i) {
-    const double next =
-        -2.0 * std::log10(relative_roughness / 3.7 + 2.51 * inv_sqrt_f / Re);
+    const double next = -2.0 * std::log10(relative_roughness / 3.7 + 2.51 * inv_sqrt_f / Re);
     if (std::abs(next - inv_sqrt_f) < 1e-14 * std::abs(next)) {
       inv_sqrt_f = next;
       break;
@@ -80,14 +79,15 @@ double linkDp(const LinkLaw& law, double V_flow, const FluidState& fluid, double
     case LinkLaw::Kind::Pipe: {
       // Central difference: the friction factor's own dependence on Re is included.
       const double area = 0.25 * std::numbers::pi * law.pipe.diameter * law.pipe.diameter;
-      const double laminar_slope =
-          law.dp_scale * 32.0 * fluid.mu * law.pipe.length / (law.pipe.diameter * law.pipe.diameter * area);
+      const double laminar_slope = law.dp_scale * 32.0 * fluid.mu * law.pipe.length
+                                   / (law.pipe.diameter * law.pipe.diameter * area);
       const double h = 1e-6 * std::max(std::abs(V_flow), 1e-6);
       const double dp = law.dp_scale * pipeDp(law.pipe, V_flow, fluid);
       if (gradient != nullptr) {
-        const double slope = law.dp_scale *
-                             (pipeDp(law.pipe, V_flow + h, fluid) - pipeDp(law.pipe, V_flow - h, fluid)) /
-                             (2.0 * h);
+        const double slope =
+            law.dp_scale
+            * (pipeDp(law.pipe, V_flow + h, fluid) - pipeDp(law.pipe, V_flow - h, fluid))
+            / (2.0 * h);
         *gradient = std::max(slope, laminar_slope);
       }
       return dp;
@@ -148,9 +148,9 @@ HydraulicSolver::HydraulicSolver(const core::FlowNetwork& network, std::vector<L
   const std::vector<int> component = network.components(&component_count);
   for (Index n = 0; n < network.nodeCount(); ++n) {
     if (component[n] != component[reference_node]) {
-      throw core::RuntimeError("coolant network: node '" + network.nodeId(n) +
-                               "' is not connected to the pressure reference '" +
-                               network.nodeId(reference_node) + "'");
+      throw core::RuntimeError("coolant network: node '" + network.nodeId(n)
+                               + "' is not connected to the pressure reference '"
+                               + network.nodeId(reference_node) + "'");
     }
   }
   int unknowns = 0;
@@ -182,7 +182,8 @@ HydraulicSolver::HydraulicSolver(const core::FlowNetwork& network, std::vector<L
   f.A.resize(unknowns, unknowns);
   f.A.setFromTriplets(triplets.begin(), triplets.end());
   f.A.makeCompressed();
-  for (auto& entries : f.link_entries) entries.assign(network.linkCount(), nullptr);
+  for (auto& entries : f.link_entries)
+    entries.assign(network.linkCount(), nullptr);
   for (Index l = 0; l < network.linkCount(); ++l) {
     const int a = unknown_of_node_[network.portA(l)];
     const int b = unknown_of_node_[network.portB(l)];

@@ -49,8 +49,8 @@ class RuntimeError : public Error {
 }  // namespace racktwin::core
 
 #ifndef RACKTWIN_NO_ASSERT
-#define RACKTWIN_ASSERT(expr, message)                                                   \
-  do {                                                                                   \
+#define RACKTWIN_ASSERT(expr, message)                                                  \
+  do {                                                                                  \
     if (!(expr)) ::racktwin::core::assertionFailed(#expr, __FILE__, __LINE__, message); \
   } while (false)
 #else

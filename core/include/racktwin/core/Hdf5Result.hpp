@@ -29,18 +29,18 @@ struct Hdf5SinkOptions {
   // flushes line up: a flush then never rewrites a chunk flushed before, which keeps the rows of a
   // killed run readable.
   std::size_t chunk_rows = 60;
-  int deflate_level = 4;         // 0..9
-  std::size_t flush_rows = 60;   // samples between H5Fflush calls
+  int deflate_level = 4;        // 0..9
+  std::size_t flush_rows = 60;  // samples between H5Fflush calls
 };
 
 /// Creates (truncates) `path` when open() is called. Throws RuntimeError on I/O failure.
 std::unique_ptr<RecorderSink> makeHdf5Sink(std::string path, Hdf5SinkOptions options = {});
 
 struct DatasetInfo {
-  std::string path;                 // "/gpu/T_junction"
+  std::string path;  // "/gpu/T_junction"
   std::vector<unsigned long long> shape;
-  std::string type;                 // "float64", "string", ...
-  std::string units;                // empty when absent
+  std::string type;   // "float64", "string", ...
+  std::string units;  // empty when absent
   std::string description;
 };
 

@@ -29,7 +29,7 @@ struct RunMetadata {
   std::string scenario_path;
   std::string scenario_text;
   unsigned long long seed = 0;
-  double step = 0.0;             // s
+  double step = 0.0;  // s
   int substeps = 1;
   double record_interval = 0.0;  // s
   double duration = 0.0;         // s

@@ -30,22 +30,22 @@ struct PipeSpec {
 /// A cold plate: thermal resistance from case to coolant inlet R = R_constant + R_flow / V_flow
 /// (fit to the OCP OAI cold-plate curve), V_flow clamped below at V_flow_min; pressure drop law.
 struct ColdPlateSpec {
-  std::string type;             // data name, e.g. "ocp-oai-1kw-pg25"
-  double R_constant = 0.0;      // K/W
-  double R_flow = 0.0;          // K/W * m3/s
-  double V_flow_min = 0.0;      // m3/s
+  std::string type;         // data name, e.g. "ocp-oai-1kw-pg25"
+  double R_constant = 0.0;  // K/W
+  double R_flow = 0.0;      // K/W * m3/s
+  double V_flow_min = 0.0;  // m3/s
   PowerLawDrop dp;
-  double volume = 0.0;          // m3 of coolant inside the plate
+  double volume = 0.0;  // m3 of coolant inside the plate
 };
 
 /// A liquid-cooled chip (GPU, CPU, NVSwitch) as a lumped case node on its cold plate.
 struct ChipSpec {
-  double P_max = 0.0;             // W, power limit (TGP for GPUs)
-  double P_idle = 0.0;            // W
-  double heat_capacity = 0.0;     // J/K, die + lid + cold-plate metal lumped
-  double R_junction_case = 0.0;   // K/W, junction above the case node
-  double T_slowdown = 0.0;        // K, junction temperature where slowdown starts
-  double T_slowdown_release = 0.0;// K, hysteresis: slowdown ends below this
+  double P_max = 0.0;                     // W, power limit (TGP for GPUs)
+  double P_idle = 0.0;                    // W
+  double heat_capacity = 0.0;             // J/K, die + lid + cold-plate metal lumped
+  double R_junction_case = 0.0;           // K/W, junction above the case node
+  double T_slowdown = 0.0;                // K, junction temperature where slowdown starts
+  double T_slowdown_release = 0.0;        // K, hysteresis: slowdown ends below this
   double throttled_power_fraction = 1.0;  // of P_max while slowed down
   ColdPlateSpec cold_plate;
 };
@@ -66,7 +66,7 @@ struct PowerShelfSpec {
 
 /// A rack type from data/ (GB300 NVL72 for now), copied into each rack that uses it.
 struct RackTypeSpec {
-  std::string type;        // data name, e.g. "gb300-nvl72"
+  std::string type;  // data name, e.g. "gb300-nvl72"
   int compute_trays = 18;
   int gpus_per_tray = 4;
   int cpus_per_tray = 2;
@@ -86,28 +86,28 @@ struct RackTypeSpec {
 };
 
 struct RackSpec {
-  ComponentId id;        // e.g. "row1/rack01"
+  ComponentId id;  // e.g. "row1/rack01"
   RackTypeSpec type;
-  std::string cdu;       // id of the CDU that serves this rack
+  std::string cdu;  // id of the CDU that serves this rack
 };
 
 /// Centrifugal pump: dp = s^2 * dp_shutoff * (1 - (V/(s*V_flow_max))^2), affinity laws on speed s.
 struct PumpSpec {
-  double dp_shutoff = 0.0;    // Pa at zero flow, full speed
-  double V_flow_max = 0.0;    // m3/s at zero head, full speed
-  double speed = 1.0;         // fraction of full speed
-  double efficiency = 0.6;    // wire-to-water
-  double volume = 0.0;        // m3
+  double dp_shutoff = 0.0;  // Pa at zero flow, full speed
+  double V_flow_max = 0.0;  // m3/s at zero head, full speed
+  double speed = 1.0;       // fraction of full speed
+  double efficiency = 0.6;  // wire-to-water
+  double volume = 0.0;      // m3
 };
 
 /// Coolant distribution unit: counter-flow plate heat exchanger between the secondary (technology
-/// cooling system) loop and facility water, a secondary pump, and a facility-side control valve with
-/// a PI controller on the secondary supply temperature.
+/// cooling system) loop and facility water, a secondary pump, and a facility-side control valve
+/// with a PI controller on the secondary supply temperature.
 struct CduSpec {
   ComponentId id;
   std::string type;
-  double Q_flow_nominal = 0.0;       // W, rated heat
-  double approach_nominal = 0.0;     // K, secondary supply - facility supply at rating
+  double Q_flow_nominal = 0.0;            // W, rated heat
+  double approach_nominal = 0.0;          // K, secondary supply - facility supply at rating
   double secondary_V_flow_nominal = 0.0;  // m3/s
   double facility_V_flow_nominal = 0.0;   // m3/s at a fully open valve
   PowerLawDrop hx_secondary_dp;
@@ -121,7 +121,7 @@ struct CduSpec {
 };
 
 struct CoolantSpec {
-  std::string name;               // "PG25", "water"
+  std::string name;                   // "PG25", "water"
   double glycol_mass_fraction = 0.0;  // 0..0.6 propylene glycol
 };
 
@@ -131,24 +131,24 @@ struct FacilityWaterSpec {
 
 /// Room air: a lumped air node heated by the air-cooled share and cooled by CRAH units.
 struct RoomSpec {
-  double T_supply_air = 0.0;      // K, CRAH supply air
-  double crah_conductance = 0.0;  // W/K, heat removed per K of (room - supply air)
-  double crah_Q_flow_max = 0.0;   // W, capacity
-  double heat_capacity = 0.0;     // J/K, air and light structure
+  double T_supply_air = 0.0;             // K, CRAH supply air
+  double crah_conductance = 0.0;         // W/K, heat removed per K of (room - supply air)
+  double crah_Q_flow_max = 0.0;          // W, capacity
+  double heat_capacity = 0.0;            // J/K, air and light structure
   double crah_fan_power_fraction = 0.0;  // fan W per W removed
 };
 
 struct TrainingJobSpec {
   std::string id;
-  double start = 0.0;        // s
-  double duration = 0.0;     // s
-  std::vector<ComponentId> racks;  // racks whose GPUs the job uses (all GPUs of each)
+  double start = 0.0;                   // s
+  double duration = 0.0;                // s
+  std::vector<ComponentId> racks;       // racks whose GPUs the job uses (all GPUs of each)
   double compute_duration = 0.0;        // s per iteration at full speed
   double compute_power_fraction = 0.0;  // of P_max
   double communication_duration = 0.0;  // s per iteration
   double communication_power_fraction = 0.0;
-  double checkpoint_interval = 0.0;     // s, 0 = none
-  double checkpoint_duration = 0.0;     // s
+  double checkpoint_interval = 0.0;  // s, 0 = none
+  double checkpoint_duration = 0.0;  // s
   double checkpoint_power_fraction = 0.0;
 };
 
@@ -168,10 +168,10 @@ struct EventSpec {
 };
 
 struct SimulationSpec {
-  double duration = 0.0;         // s
-  double step = 1.0;             // s, macro step (thermal)
-  int substeps = 10;             // fast (workload, electrical) sub-steps per macro step
-  double record_interval = 10.0; // s
+  double duration = 0.0;          // s
+  double step = 1.0;              // s, macro step (thermal)
+  int substeps = 10;              // fast (workload, electrical) sub-steps per macro step
+  double record_interval = 10.0;  // s
   std::uint64_t seed = 0;
 };
 

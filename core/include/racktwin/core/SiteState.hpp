@@ -19,7 +19,7 @@ struct SiteLayout {
   std::size_t gpu_count = 0;
   std::size_t cpu_count = 0;
   std::size_t switch_count = 0;
-  std::vector<std::uint32_t> gpu_rack;     // owning rack of each GPU
+  std::vector<std::uint32_t> gpu_rack;  // owning rack of each GPU
   std::vector<std::uint32_t> cpu_rack;
   std::vector<std::uint32_t> switch_rack;
   std::vector<std::uint32_t> rack_gpu_begin;  // GPUs of rack r: [begin[r], begin[r+1])
@@ -38,12 +38,12 @@ struct SiteState {
   double time = 0.0;  // s, start of the current sub-step
 
   // Per GPU.
-  std::vector<double> gpu_P_demand;    // W, what the workload asks for now
-  std::vector<double> gpu_P;           // W, drawn now
-  std::vector<double> gpu_E_step;      // J drawn since the macro step began
-  std::vector<double> gpu_T_junction;  // K
+  std::vector<double> gpu_P_demand;         // W, what the workload asks for now
+  std::vector<double> gpu_P;                // W, drawn now
+  std::vector<double> gpu_E_step;           // J drawn since the macro step began
+  std::vector<double> gpu_T_junction;       // K
   std::vector<std::uint8_t> gpu_throttled;  // 1 while in thermal slowdown
-  std::vector<double> gpu_speed;       // relative compute speed, 1 = full
+  std::vector<double> gpu_speed;            // relative compute speed, 1 = full
   // Per CPU and per NVSwitch.
   std::vector<double> cpu_P_demand, cpu_P, cpu_E_step;
   std::vector<double> switch_P_demand, switch_P, switch_E_step;
@@ -52,8 +52,8 @@ struct SiteState {
   std::vector<double> rack_P_dc;          // W, busbar load now
   std::vector<double> rack_P_ac;          // W, AC input of the power shelves now
   std::vector<double> rack_P_psu_loss;    // W, PSU losses now (heat to room air)
-  std::vector<double> rack_air_E_step;    // J to room air since the macro step began (loads + losses)
-  std::vector<double> rack_ac_E_step;     // J of AC input since the macro step began
+  std::vector<double> rack_air_E_step;  // J to room air since the macro step began (loads + losses)
+  std::vector<double> rack_ac_E_step;   // J of AC input since the macro step began
 
   /// Sizes every array for the layout and fills neutral values (T = T_initial, speed 1).
   void resize(const SiteLayout& layout, double T_initial);

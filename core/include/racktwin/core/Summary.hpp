@@ -8,10 +8,10 @@
 namespace racktwin::core {
 
 struct SummaryItem {
-  std::string key;    // JSON key, carries the unit: "max_gpu_temperature_K"
+  std::string key;              // JSON key, carries the unit: "max_gpu_temperature_K"
   std::optional<double> value;  // nullopt is written as JSON null
-  std::string label;  // for the table: "Max GPU junction temperature"
-  std::string display_unit;  // "degC", "kWh", ... for the table only
+  std::string label;            // for the table: "Max GPU junction temperature"
+  std::string display_unit;     // "degC", "kWh", ... for the table only
   double display_scale = 1.0;   // table value = value * scale + offset
   double display_offset = 0.0;
 };

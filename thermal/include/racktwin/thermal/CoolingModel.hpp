@@ -39,10 +39,10 @@ class CoolingModel : public core::Model {
   void summarise(core::Summary& summary) const override;
 
   // Figures for tests and reports (SI).
-  double storedEnergy() const;           // J, relative to 0 degC
-  double heatInput() const;              // J since initialize
-  double heatRejected() const;           // J since initialize
-  double largestMassImbalance() const;   // m3/s, over every junction of every loop
+  double storedEnergy() const;          // J, relative to 0 degC
+  double heatInput() const;             // J since initialize
+  double heatRejected() const;          // J since initialize
+  double largestMassImbalance() const;  // m3/s, over every junction of every loop
   double cduSupplyTemperature(std::size_t cdu) const;
   double cduSecondaryFlow(std::size_t cdu) const;  // m3/s
   double maxGpuJunctionTemperature() const;        // K, over the run so far

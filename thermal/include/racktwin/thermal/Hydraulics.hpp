@@ -28,10 +28,10 @@ struct SolveStatus {
 struct LinkLaw {
   enum class Kind : std::uint8_t { Pipe, PowerLaw, Pump };
   Kind kind = Kind::PowerLaw;
-  core::PipeSpec pipe;            // Kind::Pipe: Darcy-Weisbach
-  core::PowerLawDrop power_law;   // Kind::PowerLaw: cold plates, QDs, HX sides
-  core::PumpSpec pump;            // Kind::Pump: dp rises across the pump
-  double dp_scale = 1.0;          // multiplies a passive law (partial clogging: > 1)
+  core::PipeSpec pipe;           // Kind::Pipe: Darcy-Weisbach
+  core::PowerLawDrop power_law;  // Kind::PowerLaw: cold plates, QDs, HX sides
+  core::PumpSpec pump;           // Kind::Pump: dp rises across the pump
+  double dp_scale = 1.0;         // multiplies a passive law (partial clogging: > 1)
 
   static LinkLaw makePipe(const core::PipeSpec& pipe);
   static LinkLaw makePowerLaw(const core::PowerLawDrop& law);
@@ -59,8 +59,8 @@ class HydraulicSolver {
 
   /// `reference_node` holds pressure p_reference (the expansion tank). Throws core::RuntimeError
   /// when a node is not connected to the reference node.
-  HydraulicSolver(const core::FlowNetwork& network, std::vector<LinkLaw> laws,
-                  Index reference_node, double p_reference);
+  HydraulicSolver(const core::FlowNetwork& network, std::vector<LinkLaw> laws, Index reference_node,
+                  double p_reference);
   ~HydraulicSolver();
   HydraulicSolver(HydraulicSolver&&) noexcept;
   HydraulicSolver& operator=(HydraulicSolver&&) noexcept;
