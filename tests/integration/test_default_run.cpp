@@ -114,3 +114,20 @@ TEST_CASE("Two runs of one scenario give identical results", "[integration]") {
           == core::readResultDataset(dir + "/b.h5", dataset));
   }
 }
+
+TEST_CASE("An interrupted run exits 130 and leaves a readable file marked incomplete",
+          "[integration]") {
+  const std::string dir = test::scratchDirectory("interrupted-" + std::to_string(getpid()));
+  // 100 simulated hours take several seconds; SIGINT arrives after one.
+  const auto run = runProgram("timeout --preserve-status -s INT 1 " + kCli +
+                              " run scenarios/nvl72-rack.yaml --duration 360000 -q -o " + dir +
+                              "/i.h5");
+  CHECK(run.exit_code == 130);
+  CHECK(run.err.find("interrupted") != std::string::npos);
+  const auto info = core::readResultInfo(dir + "/i.h5");
+  CHECK(info.attributes.at("complete") == "0");
+  const auto check =
+      runProgram("/usr/bin/python3 tests/hdf5/check_result.py --allow-incomplete " + dir + "/i.h5");
+  INFO(check.out << check.err);
+  CHECK(check.exit_code == 0);
+}
