@@ -70,6 +70,7 @@ bool Engine::step() {
   if (steps_ >= total_steps_) return false;
   applyDueEvents();
   state_.clearStepAccumulators();
+  state_.step_start = time_;
 
   // Fast models: sub-steps of equal length; times computed, not accumulated, to avoid drift.
   const double h = simulation_.step / simulation_.substeps;

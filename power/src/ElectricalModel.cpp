@@ -59,6 +59,7 @@ ElectricalModel::ElectricalModel(const core::SiteSpec& site, const core::SiteLay
   psu_healthy_.assign(shelf_psu_begin_.back(), 1);
   shelf_P_out_.assign(shelf_healthy_.size(), 0.0);
   rack_P_ac_.assign(racks, 0.0);
+  rack_P_ac_mean_.assign(racks, 0.0);
   rack_P_dc_.assign(racks, 0.0);
   rack_P_psu_loss_.assign(racks, 0.0);
   rack_psu_efficiency_.assign(racks, 0.0);
@@ -142,6 +143,10 @@ void ElectricalModel::solve(double dt, core::SiteState& state) {
   double site_P_ac = 0.0;
   double site_P_dc = 0.0;
   double site_P_loss = 0.0;
+  double site_P_ac_mean = 0.0;
+  // Step means (energy so far over time so far) are what a report integrates: at the last
+  // sub-step they equal the macro step's average, free of the aliasing of instantaneous samples.
+  const double elapsed = state.time + dt - state.step_start;
   for (std::size_t r = 0; r < layout_.rack_count; ++r) {
     const bool powered = rack_live_shelves_[r] > 0;
     double P_dc = 0.0;
@@ -189,6 +194,8 @@ void ElectricalModel::solve(double dt, core::SiteState& state) {
     state.rack_ac_E_step[r] += P_ac * dt;
     rack_P_dc_[r] = P_dc;
     rack_P_ac_[r] = P_ac;
+    rack_P_ac_mean_[r] = elapsed > 0.0 ? state.rack_ac_E_step[r] / elapsed : P_ac;
+    site_P_ac_mean += rack_P_ac_mean_[r];
     rack_P_psu_loss_[r] = P_loss;
     rack_psu_efficiency_[r] = P_ac > 0.0 ? P_dc / P_ac : 0.0;
 
@@ -197,6 +204,7 @@ void ElectricalModel::solve(double dt, core::SiteState& state) {
     site_P_loss += P_loss;
   }
   site_P_it_ = site_P_ac;
+  site_P_it_mean_ = site_P_ac_mean;
   if (dt > 0.0) {
     it_energy_.add(site_P_ac * dt);
     dc_energy_.add(site_P_dc * dt);
@@ -214,6 +222,8 @@ void ElectricalModel::declareChannels(core::Recorder& recorder) {
                    data.data());
     };
     rack("P_ac", "W", "AC input power of the rack's power shelves", rack_P_ac_);
+    rack("P_ac_mean", "W", "AC input power of the rack's power shelves, mean over the macro step",
+         rack_P_ac_mean_);
     rack("P_dc", "W", "DC busbar load of the rack (chips and air-cooled tray loads)", rack_P_dc_);
     rack("P_psu_loss", "W", "Conversion loss of the rack's PSUs (heat to room air)",
          rack_P_psu_loss_);
@@ -229,6 +239,12 @@ void ElectricalModel::declareChannels(core::Recorder& recorder) {
       core::ChannelInfo{
           "site", "P_it", "W", "IT power: sum of the racks' power shelf AC input", {}},
       &site_P_it_);
+  recorder.add(core::ChannelInfo{"site",
+                                 "P_it_mean",
+                                 "W",
+                                 "IT power, mean over the macro step (integrate this for energy)",
+                                 {}},
+               &site_P_it_mean_);
 }
 
 void ElectricalModel::summarise(core::Summary& summary) const {

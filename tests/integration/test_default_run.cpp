@@ -88,6 +88,13 @@ TEST_CASE("The result file has every dataset finite, with units, readable by h5p
       sum += tray[row * 27 + k];
     CHECK(sum == Approx(cdu[row]).epsilon(1e-9));
   }
+  // The file's step-mean IT power integrates to the summary's IT energy (1 s records = 1 s steps).
+  const auto P_it = core::readResultDataset(run.result, "/site/P_it_mean");
+  double E_it = 0.0;
+  for (std::size_t k = 1; k < P_it.size(); ++k)
+    E_it += P_it[k] * 1.0;
+  CHECK(E_it == Approx(run.summary.at("it_energy_J").get<double>()).epsilon(1e-9));
+
   const auto info = core::readResultInfo(run.result);
   CHECK(info.attributes.at("complete") == "1");
   CHECK(info.attributes.count("program_version") == 1);
@@ -119,9 +126,9 @@ TEST_CASE("An interrupted run exits 130 and leaves a readable file marked incomp
           "[integration]") {
   const std::string dir = test::scratchDirectory("interrupted-" + std::to_string(getpid()));
   // 100 simulated hours take several seconds; SIGINT arrives after one.
-  const auto run = runProgram("timeout --preserve-status -s INT 1 " + kCli +
-                              " run scenarios/nvl72-rack.yaml --duration 360000 -q -o " + dir +
-                              "/i.h5");
+  const auto run =
+      runProgram("timeout --preserve-status -s INT 1 " + kCli
+                 + " run scenarios/nvl72-rack.yaml --duration 360000 -q -o " + dir + "/i.h5");
   CHECK(run.exit_code == 130);
   CHECK(run.err.find("interrupted") != std::string::npos);
   const auto info = core::readResultInfo(dir + "/i.h5");

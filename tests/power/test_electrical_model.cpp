@@ -247,24 +247,28 @@ TEST_CASE("Electrical model channels read the current values and the summary rep
   recorder.sample(0.0);
   REQUIRE(sink.rows.size() == 1);
 
-  const std::vector<std::string> names = {"rack/P_ac",           "rack/P_dc", "rack/P_psu_loss",
-                                          "rack/psu_efficiency", "gpu/P",     "site/P_it"};
+  const std::vector<std::string> names = {"rack/P_ac",       "rack/P_ac_mean",      "rack/P_dc",
+                                          "rack/P_psu_loss", "rack/psu_efficiency", "gpu/P",
+                                          "site/P_it",       "site/P_it_mean"};
   REQUIRE(sink.channels_.size() == names.size());
   for (std::size_t i = 0; i < names.size(); ++i) {
     CHECK(sink.channels_[i].group + "/" + sink.channels_[i].name == names[i]);
   }
   CHECK(sink.channels_[0].width() == 2);
-  CHECK(sink.channels_[4].width() == 144);
-  CHECK(sink.channels_[4].entity_ids[73] == b.layout.gpu_ids[73]);
-  CHECK(sink.channels_[5].entity_ids.empty());
+  CHECK(sink.channels_[5].width() == 144);
+  CHECK(sink.channels_[5].entity_ids[73] == b.layout.gpu_ids[73]);
+  CHECK(sink.channels_[6].entity_ids.empty());
   const std::vector<double>& row = sink.rows[0];
   CHECK(row[0] == b.state.rack_P_ac[0]);
   CHECK(row[1] == b.state.rack_P_ac[1]);
-  CHECK(row[3] == b.state.rack_P_dc[1]);
-  CHECK(row[4] == b.state.rack_P_psu_loss[0]);
-  CHECK(row[6] == Approx(b.state.rack_P_dc[0] / b.state.rack_P_ac[0]).epsilon(1e-15));
-  CHECK(row[8 + 73] == 1234.0);
-  CHECK(row[8 + 144] == Approx(b.state.rack_P_ac[0] + b.state.rack_P_ac[1]).epsilon(1e-15));
+  // Constant demand over the one 2 s step: the step mean equals the instantaneous value.
+  CHECK(row[2] == Approx(b.state.rack_P_ac[0]).epsilon(1e-15));
+  CHECK(row[5] == b.state.rack_P_dc[1]);
+  CHECK(row[6] == b.state.rack_P_psu_loss[0]);
+  CHECK(row[8] == Approx(b.state.rack_P_dc[0] / b.state.rack_P_ac[0]).epsilon(1e-15));
+  CHECK(row[10 + 73] == 1234.0);
+  CHECK(row[10 + 144] == Approx(b.state.rack_P_ac[0] + b.state.rack_P_ac[1]).epsilon(1e-15));
+  CHECK(row[10 + 145] == Approx(b.state.rack_P_ac[0] + b.state.rack_P_ac[1]).epsilon(1e-15));
 
   core::Summary summary;
   b.model.summarise(summary);

@@ -35,7 +35,8 @@ struct SiteLayout {
 };
 
 struct SiteState {
-  double time = 0.0;  // s, start of the current sub-step
+  double time = 0.0;        // s, start of the current sub-step
+  double step_start = 0.0;  // s, start of the current macro step (the *_E_step accumulators')
 
   // Per GPU.
   std::vector<double> gpu_P_demand;         // W, what the workload asks for now
