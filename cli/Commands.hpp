@@ -17,7 +17,14 @@ struct RunArguments {
   bool quiet = false;
 };
 
+struct HydraulicsArguments {
+  std::string input;  // EPANET .inp file
+  double time_s = 0.0;
+  bool json = false;
+};
+
 int runCommand(const RunArguments& arguments);
+int hydraulicsCommand(const HydraulicsArguments& arguments);
 int infoCommand(const std::string& result_path);
 
 }  // namespace racktwin::cli

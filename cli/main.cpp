@@ -28,6 +28,14 @@ int main(int argc, char** argv) {
   CLI::App* info_command = app.add_subcommand("info", "List what a result file holds");
   info_command->add_option("result", result, "Result file (HDF5)")->required();
 
+  HydraulicsArguments hydraulics;
+  CLI::App* hydraulics_command = app.add_subcommand(
+      "hydraulics", "Steady hydraulic solve of an EPANET network (.inp) at one time");
+  hydraulics_command->add_option("input", hydraulics.input, "EPANET input file (.inp)")->required();
+  hydraulics_command->add_option("--time", hydraulics.time_s,
+                                 "Seconds since the start: patterns and controls as they stand");
+  hydraulics_command->add_flag("--json", hydraulics.json, "Print the result as JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -36,5 +44,6 @@ int main(int argc, char** argv) {
   }
   if (*run_command) return runCommand(run);
   if (*info_command) return infoCommand(result);
+  if (*hydraulics_command) return hydraulicsCommand(hydraulics);
   return kBadInput;
 }

@@ -1,0 +1,129 @@
+// EPANET networks: EPANET's own stored results for Net1, continuity at every junction, and
+// convergence of the larger example networks.
+#include <unistd.h>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <fstream>
+#include <string>
+
+#include "RunProgram.hpp"
+#include "racktwin/scenarios/EpanetInput.hpp"
+
+using namespace racktwin;
+
+namespace {
+
+const std::string kData = RACKTWIN_SOURCE_DIR "/tests/hydraulics/data/";
+
+double totalDemand(const scenarios::EpanetSolution& solution, const scenarios::EpanetModel& model) {
+  double sum = 0.0;
+  for (double d : solution.demand)
+    sum += std::abs(d);
+  return sum / model.units.flow_per_m3s;  // m3/s
+}
+
+void checkMassBalance(const scenarios::EpanetModel& model,
+                      const scenarios::EpanetSolution& solution) {
+  // Continuity holds to the round-off of the Schur system after every Newton iteration of the
+  // global gradient method: far below the flow tolerance (ACCURACY 1e-3 or 1e-4 of the flows).
+  INFO(model.path);
+  CHECK(solution.largest_imbalance <= 1e-6 * totalDemand(solution, model));
+  for (std::size_t n = 0; n < solution.head.size(); ++n) {
+    CHECK(std::isfinite(solution.head[n]));
+    CHECK(std::isfinite(solution.pressure[n]));
+  }
+  for (double q : solution.flow)
+    CHECK(std::isfinite(q));
+}
+
+}  // namespace
+
+TEST_CASE("Net1 at t = 1 h reproduces EPANET's stored results", "[hydraulics]") {
+  // EPANET tests/outfile/test_output.cpp via validation.md: flows (GPM) at t = 1 h in link order
+  // 10, 11, 12, 21, 22, 31, 110, 111, 112, 113, 121, 122 and pump 9; node 11 head and pressure.
+  // Tank 2 is held at its EPANET head at t = 1 h, 973.06814 ft (validation.md).
+  scenarios::EpanetModel model = scenarios::readEpanetInput(kData + "Net1.inp");
+  scenarios::holdTankHead(model, "2", 973.06814);
+  scenarios::EpanetSolveOptions options;
+  options.time = 3600.0;
+  const scenarios::EpanetSolution solution = scenarios::solveEpanet(model, options);
+  REQUIRE(solution.status.converged);
+  const char* ids[] = {"10",  "11",  "12",  "21",  "22",  "31", "110",
+                       "111", "112", "113", "121", "122", "9"};
+  const double epanet[] = {1848.5812, 1220.4274,  130.11162, 187.6893,  119.8884,
+                           40.464489, -748.58112, 478.15378, 191.73459, 30.111609,
+                           140.46449, 59.535515,  1848.5812};
+  REQUIRE(model.links.size() == 13);
+  for (std::size_t i = 0; i < 13; ++i) {
+    INFO("link " << ids[i]);
+    REQUIRE(model.links[i].id == ids[i]);
+    CHECK(solution.flow[i] == Approx(epanet[i]).margin(1e-3));
+  }
+  const auto node11 = model.findNode("11");
+  REQUIRE(node11);
+  CHECK(solution.head[*node11] == Approx(987.98358).margin(1e-3));
+  CHECK(solution.pressure[*node11] == Approx(120.45029).margin(1e-3));
+  checkMassBalance(model, solution);
+}
+
+TEST_CASE("Net1, Net2 and Net3 converge with continuity at every junction", "[hydraulics]") {
+  for (const char* name : {"Net1.inp", "Net2.inp", "Net3.inp"}) {
+    const scenarios::EpanetModel model = scenarios::readEpanetInput(kData + name);
+    for (double t : {0.0, 3600.0, 13.0 * 3600.0}) {
+      scenarios::EpanetSolveOptions options;
+      options.time = t;
+      const scenarios::EpanetSolution solution = scenarios::solveEpanet(model, options);
+      INFO(name << " at t = " << t << ": " << solution.status.message);
+      CHECK(solution.status.converged);
+      CHECK(solution.status.relative_flow_change <= model.accuracy);
+      CHECK(solution.status.disconnected_nodes.empty());
+      checkMassBalance(model, solution);
+    }
+  }
+}
+
+TEST_CASE("Net3's controls stand as at the requested time", "[hydraulics]") {
+  // Net3 [CONTROLS]: pump 10 OPEN AT TIME 1, CLOSED AT TIME 15; tank 1 starts at level 13.1 ft,
+  // below 17.1, so pump 335 is open and bypass pipe 330 closed.
+  const scenarios::EpanetModel model = scenarios::readEpanetInput(kData + "Net3.inp");
+  auto link = [&](const char* id) {
+    for (std::size_t l = 0; l < model.links.size(); ++l)
+      if (model.links[l].id == id) return l;
+    FAIL("no link " << id);
+    return std::size_t{0};
+  };
+  scenarios::EpanetSolveOptions options;
+  for (double t : {0.0, 2.0 * 3600.0, 16.0 * 3600.0}) {
+    options.time = t;
+    const scenarios::EpanetSolution solution = scenarios::solveEpanet(model, options);
+    INFO("t = " << t);
+    const bool pump10_on = t >= 3600.0 && t < 15.0 * 3600.0;
+    CHECK((solution.state[link("10")] == thermal::LinkState::Closed) == !pump10_on);
+    CHECK((solution.flow[link("10")] == 0.0) == !pump10_on);
+    CHECK(solution.state[link("335")] == thermal::LinkState::Open);
+    CHECK(solution.state[link("330")] == thermal::LinkState::Closed);
+    CHECK(solution.flow[link("330")] == 0.0);
+  }
+}
+
+TEST_CASE("A looped grid from gen_grid_inp.py converges with continuity", "[hydraulics]") {
+  const std::string dir = test::scratchDirectory("grid-" + std::to_string(::getpid()));
+  const auto run = test::runProgram("/usr/bin/python3 bench/gen_grid_inp.py 20");
+  REQUIRE(run.exit_code == 0);
+  {
+    std::ofstream file(dir + "/grid20.inp");
+    file << run.out;
+  }
+  const scenarios::EpanetModel model = scenarios::readEpanetInput(dir + "/grid20.inp");
+  CHECK(model.nodes.size() == 401);
+  CHECK(model.links.size() == 2 * 20 * 19 + 1);
+  const scenarios::EpanetSolution solution = scenarios::solveEpanet(model);
+  REQUIRE(solution.status.converged);
+  CHECK(solution.status.relative_flow_change <= 1e-4);  // the file's ACCURACY
+  checkMassBalance(model, solution);
+  // All demand enters through the one supply pipe PS (the last link).
+  double demand = 0.0;
+  for (double d : solution.demand)
+    demand += d;
+  CHECK(solution.flow.back() == Approx(demand).epsilon(1e-9));
+}
