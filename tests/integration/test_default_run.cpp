@@ -7,6 +7,7 @@
 
 #include "RunProgram.hpp"
 #include "racktwin/core/Hdf5Result.hpp"
+#include "racktwin/scenarios/ScenarioLoader.hpp"
 
 using namespace racktwin;
 using test::runProgram;
@@ -59,6 +60,25 @@ TEST_CASE("The default hour runs, prints its summary and closes its energy balan
   CHECK(s.at("facility_energy_J").get<double>() > s.at("it_energy_J").get<double>());
   CHECK(s.at("pue").get<double>() > 1.0);
   CHECK(s.at("pue").get<double>() < 1.2);  // liquid-cooled hall design range 1.1-1.3 less plant
+
+  // Design answers against the sizing envelopes of gb300_nvl72.md section 2: the OCP OAI flow rule
+  // of 1.25-2.0 L/min per kW of liquid-cooled design power (every chip at its power limit), and a
+  // rack/manifold dp of 0.5-3.0 bar.
+  const core::SiteSpec site = scenarios::loadScenario("scenarios/nvl72-rack.yaml");
+  const core::RackTypeSpec& rack = site.racks.at(0).type;
+  const double liquid_kW =
+      (rack.compute_trays
+           * (rack.gpus_per_tray * rack.gpu.P_max + rack.cpus_per_tray * rack.cpu.P_max)
+       + rack.switch_trays * rack.switches_per_tray * rack.nvswitch.P_max)
+      / 1e3;
+  const double flow_L_per_min = s.at("pump_V_flow_m3_per_s").get<double>() * 60e3;
+  CHECK(flow_L_per_min / liquid_kW > 1.25);
+  CHECK(flow_L_per_min / liquid_kW < 2.0);
+  CHECK(s.at("rack_dp_available_min_Pa").get<double>() > 0.5e5);
+  CHECK(s.at("rack_dp_available_min_Pa").get<double>() < 3.0e5);
+  CHECK(s.at("cold_plates_below_minimum_flow").get<double>() == 0.0);
+  CHECK(s.at("cold_plate_V_flow_min_m3_per_s").get<double>()
+        <= s.at("cold_plate_V_flow_max_m3_per_s").get<double>());
 }
 
 TEST_CASE("The result file has every dataset finite, with units, readable by h5py",

@@ -116,3 +116,35 @@ TEST_CASE("A pump trip without standby stops the flow and throttles the GPUs", "
   CHECK(steps >= 1);
   CHECK(rig.state.gpu_T_junction[0] < gpu.T_slowdown + 20.0);
 }
+
+TEST_CASE("The 72 GPU cold plates of a rack share flow as their equivalent resistances say",
+          "[thermal]") {
+  // Lossless manifolds: every tray sees the same dp. With quadratic laws dp = k Q^2, n equal
+  // plates in parallel act as k / n^2, and series elements add, so a compute tray (2 QDs, 4 GPU +
+  // 2 CPU plates) has k_c = 2 k_qd + k_p / 36 and a switch tray (2 plates) k_s = 2 k_qd + k_p / 4.
+  // Tray flow is proportional to k^-1/2.
+  core::SiteSpec site = test::smallSite(18, 4);
+  auto& type = site.racks[0].type;
+  type.cpus_per_tray = 2;
+  type.switch_trays = 9;
+  type.switches_per_tray = 2;
+  for (core::ChipSpec* chip : {&type.gpu, &type.cpu, &type.nvswitch}) {
+    chip->cold_plate.dp.exponent = 2.0;
+  }
+  type.manifold_segment.diameter = 0.3;
+  type.hose.diameter = 0.3;
+  type.hose.cells = 1;
+  Rig rig(site);
+  const auto& plate = type.gpu.cold_plate.dp;
+  const auto& qd = type.quick_disconnect;
+  const double k_p = plate.dp_nominal / (plate.V_flow_nominal * plate.V_flow_nominal);
+  const double k_qd = qd.dp_nominal / (qd.V_flow_nominal * qd.V_flow_nominal);
+  const double w_c = 1.0 / std::sqrt(2.0 * k_qd + k_p / 36.0);
+  const double w_s = 1.0 / std::sqrt(2.0 * k_qd + k_p / 4.0);
+  const double Q = rig.model.cduSecondaryFlow(0);
+  const double Q_compute_tray = Q * w_c / (18.0 * w_c + 9.0 * w_s);
+  const auto V = rig.model.gpuColdPlateFlows();
+  REQUIRE(V.size() == 72);
+  for (double V_plate : V)
+    CHECK(V_plate == Approx(Q_compute_tray / 6.0).epsilon(1e-6));
+}

@@ -24,6 +24,10 @@ using Index = core::FlowNetwork::Index;
 constexpr double kFlowThreshold = 1e-9;          // m3/s: below this a link carries no heat
 constexpr double kVolumeSmallest = 1e-6;         // m3: every cell holds at least 1 mL
 constexpr double kQuickDisconnectVolume = 5e-6;  // m3, estimate: a UQD-class coupling
+// Flow convergence of the loop solves, sum abs(dQ) / sum abs(Q). Continuity is exact at every
+// iteration, so this bounds only the error in the link laws; tighter values reach round-off in
+// networks with near-lossless headers, where flows follow from tiny pressure differences.
+constexpr double kHydraulicTolerance = 1e-7;
 
 enum class ChipKind : std::uint8_t { Gpu, Cpu, Switch };
 enum class LinkRole : std::uint8_t { Plain, ColdPlate, HeatExchanger, Pump };
@@ -70,6 +74,8 @@ struct CoolingModel::Impl {
     std::vector<Index> tray_links;  // the supply QD of every tray (tray flow)
     std::vector<Index> tray_return_links;
     std::vector<Index> rack_supply_hose, rack_return_hose;
+    std::vector<std::uint32_t> racks;                     // site rack indices served by this loop
+    std::vector<Index> rack_supply_tap, rack_return_tap;  // manifold inlet and outlet nodes
     // Flow pattern, rebuilt after each hydraulic solve.
     std::vector<Index> order;
     std::vector<double> C_link;             // W/K, capacity rate m_flow * cp (0 when no flow)
@@ -108,6 +114,15 @@ struct CoolingModel::Impl {
 
   // ---- Recorder views (stable arrays). ----
   std::vector<double> gpu_T_j, cpu_T_j, switch_T_j, gpu_throttled_record;
+  std::vector<double> gpu_V_flow;         // m3/s through each GPU's cold plate
+  std::vector<double> rack_dp_available;  // Pa across each rack's manifolds (supply - return)
+  // Design point: the first hydraulic solve.
+  struct DesignPoint {
+    double pump_V_flow = 0.0, pump_dp = 0.0, pump_P = 0.0;
+    double plate_V_min = 0.0, plate_V_max = 0.0, plate_V_mean = 0.0;
+    double plates_below_minimum = 0.0;
+    double rack_dp_min = 0.0;
+  } design;
   std::vector<double> tray_V_flow, tray_T_out;
   std::vector<std::string> tray_ids;
   std::vector<double> cdu_T_supply, cdu_T_return, cdu_V_flow, cdu_Q_flow, cdu_valve, cdu_V_facility,
@@ -121,6 +136,7 @@ struct CoolingModel::Impl {
   void buildLoop(Loop& loop, const core::SiteSpec& site, std::size_t cdu_index);
   void solveHydraulics(Loop& loop);
   void updateDieResistances(const Loop& loop);
+  void recordDesignPoint();
   void controlValve(Loop& loop, double dt);
   void sweep(Loop& loop, double dt);
   double stored() const;
@@ -146,6 +162,8 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
     v->assign(n_cells, 0.0);
   gpu_T_j.assign(site_layout.gpu_count, 0.0);
   gpu_throttled_record.assign(site_layout.gpu_count, 0.0);
+  gpu_V_flow.assign(site_layout.gpu_count, 0.0);
+  rack_dp_available.assign(site_layout.rack_count, 0.0);
   cpu_T_j.assign(site_layout.cpu_count, 0.0);
   switch_T_j.assign(site_layout.switch_count, 0.0);
   tray_V_flow.assign(tray_ids.size(), 0.0);
@@ -221,6 +239,9 @@ void CoolingModel::Impl::buildLoop(Loop& loop, const core::SiteSpec& site, std::
     loop.rack_return_hose.push_back(addLink(rid + "/return_hose", return_first, loop.tank,
                                             LinkLaw::makePipe(type.hose), pipeVolume(type.hose),
                                             type.hose.cells, LinkRole::Plain, -1));
+    loop.racks.push_back(rack_index);
+    loop.rack_supply_tap.push_back(supply_first);
+    loop.rack_return_tap.push_back(return_first);
     Index supply_tap = supply_first;
     Index return_tap = return_first;
     const double qd_volume = kQuickDisconnectVolume;
@@ -307,7 +328,7 @@ void CoolingModel::Impl::buildLoop(Loop& loop, const core::SiteSpec& site, std::
   loop.pump_speed = cdu.pump.speed;
   loop.T_facility_supply = site.facility.T_supply;
 
-  loop.solver = std::make_unique<HydraulicSolver>(net, std::move(laws), loop.tank, 3.0e5);
+  loop.solver = std::make_unique<HydraulicSolver>(net, std::move(laws), loop.tank, 0.0);
   const std::size_t n_nodes = net.nodeCount();
   const std::size_t n_links = net.linkCount();
   loop.C_link.assign(n_links, 0.0);
@@ -327,7 +348,7 @@ void CoolingModel::Impl::buildLoop(Loop& loop, const core::SiteSpec& site, std::
 
 void CoolingModel::Impl::solveHydraulics(Loop& loop) {
   loop.solver->law(loop.pump_link).pump.speed = loop.pump_speed;
-  loop.last_status = loop.solver->solve(loop.fluid);
+  loop.last_status = loop.solver->solve(loop.fluid, kHydraulicTolerance);
   ++hydraulic_solves;
   hydraulic_iterations_max = std::max(hydraulic_iterations_max, loop.last_status.iterations);
   if (!loop.last_status.converged) {
@@ -378,6 +399,37 @@ void CoolingModel::Impl::solveHydraulics(Loop& loop) {
   loop.pump_P_electric = loop.pump_P_hydraulic / loop.cdu->pump.efficiency;
   loop.V_secondary = V[loop.pump_link];
   updateDieResistances(loop);
+  const std::span<const double> p = loop.solver->p();
+  for (std::size_t k = 0; k < loop.racks.size(); ++k) {
+    rack_dp_available[loop.racks[k]] = p[loop.rack_supply_tap[k]] - p[loop.rack_return_tap[k]];
+  }
+  for (const Die& die : dies) {
+    if (die.kind == ChipKind::Gpu && &loops[die.loop] == &loop) gpu_V_flow[die.chip] = V[die.link];
+  }
+}
+
+void CoolingModel::Impl::recordDesignPoint() {
+  // Facility engineers' questions at the design point: where the pumps run, how evenly the cold
+  // plates are fed, and how much differential pressure the least favoured rack sees.
+  design = DesignPoint{};
+  for (const Loop& loop : loops) {
+    design.pump_V_flow += loop.V_secondary;
+    design.pump_dp = std::max(design.pump_dp, loop.pump_dp);
+    design.pump_P += loop.pump_P_electric;
+  }
+  double sum = 0.0;
+  design.plate_V_min = dies.empty() ? 0.0 : 1e300;
+  for (const Die& die : dies) {
+    const double V = std::abs(loops[die.loop].solver->V_flow()[die.link]);
+    design.plate_V_min = std::min(design.plate_V_min, V);
+    design.plate_V_max = std::max(design.plate_V_max, V);
+    sum += V;
+    if (V < die.spec->cold_plate.V_flow_min) design.plates_below_minimum += 1.0;
+  }
+  design.plate_V_mean = dies.empty() ? 0.0 : sum / static_cast<double>(dies.size());
+  design.rack_dp_min = rack_dp_available.empty() ? 0.0 : 1e300;
+  for (double dp : rack_dp_available)
+    design.rack_dp_min = std::min(design.rack_dp_min, dp);
 }
 
 void CoolingModel::Impl::updateDieResistances(const Loop& loop) {
@@ -637,6 +689,7 @@ void CoolingModel::initialize(core::SiteState& state) {
   Impl& m = *impl_;
   for (auto& loop : m.loops)
     m.solveHydraulics(loop);
+  m.recordDesignPoint();
   // Start from rest at the supply set-point everywhere (the run warms the loop up).
   for (std::size_t d = 0; d < m.dies.size(); ++d) {
     m.die_T[d] = m.loops[m.dies[d].loop].cdu->T_supply_set;
@@ -750,6 +803,12 @@ void CoolingModel::declareChannels(core::Recorder& recorder) {
   Impl& m = *impl_;
   const core::SiteLayout& L = *m.layout;
   recorder.add({"gpu", "T_junction", "K", "GPU junction temperature", L.gpu_ids}, m.gpu_T_j.data());
+  recorder.add(
+      {"gpu", "V_flow", "m3/s", "Coolant volume flow through the GPU's cold plate", L.gpu_ids},
+      m.gpu_V_flow.data());
+  recorder.add({"rack", "dp_available", "Pa",
+                "Differential pressure across the rack's supply and return manifolds", L.rack_ids},
+               m.rack_dp_available.data());
   recorder.add({"gpu", "throttled", "1", "1 while the GPU is in thermal slowdown", L.gpu_ids},
                m.gpu_throttled_record.data());
   recorder.add({"cpu", "T_junction", "K", "Grace CPU junction temperature", L.cpu_ids},
@@ -806,6 +865,24 @@ void CoolingModel::summarise(core::Summary& summary) const {
                1.0 / 3.6e6, 0.0});
   summary.add({"cooling_energy_J", m.E_cooling_electric, "Cooling electrical energy (pumps, fans)",
                "kWh", 1.0 / 3.6e6, 0.0});
+  const auto& d = m.design;
+  constexpr double lpm = core::kLitrePerMinute_m3_per_s;
+  summary.add({"pump_V_flow_m3_per_s", d.pump_V_flow, "Secondary pump flow (design, all CDUs)",
+               "L/min", 1.0 / lpm, 0.0});
+  summary.add({"pump_dp_Pa", d.pump_dp, "Secondary pump head (design, largest)", "kPa", 1e-3, 0.0});
+  summary.add(
+      {"pump_power_W", d.pump_P, "Secondary pump power (design, all CDUs)", "kW", 1e-3, 0.0});
+  summary.add({"cold_plate_V_flow_min_m3_per_s", d.plate_V_min, "Cold-plate flow, lowest (design)",
+               "L/min", 1.0 / lpm, 0.0});
+  summary.add({"cold_plate_V_flow_max_m3_per_s", d.plate_V_max, "Cold-plate flow, highest (design)",
+               "L/min", 1.0 / lpm, 0.0});
+  summary.add({"cold_plate_flow_spread",
+               d.plate_V_mean > 0.0 ? (d.plate_V_max - d.plate_V_min) / d.plate_V_mean : 0.0,
+               "Cold-plate flow spread (max-min)/mean", "", 1.0, 0.0});
+  summary.add({"cold_plates_below_minimum_flow", d.plates_below_minimum,
+               "Cold plates below minimum flow (design)", "", 1.0, 0.0});
+  summary.add({"rack_dp_available_min_Pa", d.rack_dp_min,
+               "Manifold dp, least favoured rack (design)", "kPa", 1e-3, 0.0});
   summary.add(
       {"throttled_gpu_seconds", m.throttled_gpu_seconds, "Throttled GPU time", "GPU s", 1.0, 0.0});
 }
@@ -836,6 +913,9 @@ double CoolingModel::maxGpuJunctionTemperature() const {
 }
 std::span<const double> CoolingModel::trayFlows() const {
   return impl_->tray_V_flow;
+}
+std::span<const double> CoolingModel::gpuColdPlateFlows() const {
+  return impl_->gpu_V_flow;
 }
 
 }  // namespace racktwin::thermal

@@ -47,6 +47,7 @@ class CoolingModel : public core::Model {
   double cduSecondaryFlow(std::size_t cdu) const;  // m3/s
   double maxGpuJunctionTemperature() const;        // K, over the run so far
   std::span<const double> trayFlows() const;       // m3/s per tray, trays of all racks in order
+  std::span<const double> gpuColdPlateFlows() const;  // m3/s per GPU, layout order
 
  private:
   struct Impl;
