@@ -524,12 +524,39 @@ std::string unknownComponent(const std::string& id, const IdRegistry& ids, std::
   return head + "; defined " + std::string(wanted) + "s: " + joined(defined);
 }
 
+/// A CDU's optional row headers: one segment's pipe and the return arrangement.
+core::RowHeaderSpec readHeaders(const MapReader& cdu) {
+  core::RowHeaderSpec h;
+  const auto m = cdu.optionalMap(
+      "headers", {"segment_length", "inner_diameter", "roughness", "cells", "return"});
+  if (!m) return h;
+  h.present = true;
+  h.segment.length = m->quantity("segment_length", Dimension::Length, Check::Positive);
+  h.segment.diameter = m->quantity("inner_diameter", Dimension::Length, Check::Positive);
+  h.segment.roughness = m->quantity("roughness", Dimension::Length, Check::NonNegative);
+  h.segment.cells = m->integer("cells", 1, kMaxCount);
+  const std::string arrangement = m->string("return", "'direct' or 'reverse'");
+  if (arrangement == "direct") {
+    h.return_arrangement = core::RowHeaderSpec::Return::Direct;
+  } else if (arrangement == "reverse") {
+    h.return_arrangement = core::RowHeaderSpec::Return::Reverse;
+  } else {
+    m->fail("return",
+            "expected 'direct' (the return header flows back toward the CDU) or "
+            "'reverse' (first in, last out), got '"
+                + arrangement + "'");
+  }
+  m->finish();
+  return h;
+}
+
 std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegistry& ids) {
   const ListReader list = r.list("cdus", "CDUs");
   if (list.size() == 0) r.fail("cdus", "expected at least one CDU");
   std::vector<core::CduSpec> cdus;
   for (std::size_t i = 0; i < list.size(); ++i) {
-    const MapReader m = list.map(i, {"id", "type", "supply_temperature_setpoint", "pump_speed"});
+    const MapReader m =
+        list.map(i, {"id", "type", "supply_temperature_setpoint", "pump_speed", "headers"});
     const core::ComponentId id = m.id("id");
     ids.add(id.str(), "CDU", m, "id");
     core::CduSpec c = lib.cdu(m, "type");
@@ -538,6 +565,7 @@ std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegi
         m.quantityOr("supply_temperature_setpoint", Dimension::Temperature, c.T_supply_set);
     c.pump.speed =
         m.quantityOr("pump_speed", Dimension::Dimensionless, c.pump.speed, Check::PositiveFraction);
+    c.headers = readHeaders(m);
     m.finish();
     cdus.push_back(std::move(c));
   }

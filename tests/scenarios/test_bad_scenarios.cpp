@@ -286,6 +286,49 @@ TEST_CASE("CDU and rack overrides are checked", "[scenarios]") {
                      {"must be above the GPU idle power of the rack type (200 W)"});
 }
 
+TEST_CASE("row header keys are checked", "[scenarios]") {
+  const std::string cdu = "    type: inrack-250kw\n";
+  auto with = [&](const std::string& headers) { return cdu + "    headers: " + headers + "\n"; };
+  const std::string good =
+      "segment_length: 0.6 m, inner_diameter: 100 mm, roughness: 0.045 mm, cells: 2, ";
+  requireInlineError(cdu, with("{" + good + "return: direct, lenght: 1 m}"),
+                     "headers:", "cdus[0].headers.lenght",
+                     {"unknown key; expected one of: segment_length, inner_diameter, roughness, "
+                      "cells, return"});
+  requireInlineError(
+      cdu,
+      with("{segment_length: 0.6 kPa, inner_diameter: 100 mm, roughness: 0.045 mm, cells: 2, "
+           "return: direct}"),
+      "headers:", "cdus[0].headers.segment_length", {"expected a length", "0.6 kPa"});
+  requireInlineError(
+      cdu,
+      with("{segment_length: -0.6 m, inner_diameter: 100 mm, roughness: 0.045 mm, cells: 2, "
+           "return: direct}"),
+      "headers:", "cdus[0].headers.segment_length", {"must be > 0", "-0.6 m"});
+  requireInlineError(
+      cdu,
+      with("{segment_length: 0.6 m, inner_diameter: 100 mm, roughness: -1 mm, cells: 2, "
+           "return: direct}"),
+      "headers:", "cdus[0].headers.roughness", {"-1 mm"});
+  requireInlineError(cdu, with("{" + good + "return: tichelmann}"),
+                     "headers:", "cdus[0].headers.return",
+                     {"expected 'direct'", "'reverse'", "got 'tichelmann'"});
+  requireInlineError(
+      cdu,
+      with("{segment_length: 0.6 m, inner_diameter: 100 mm, roughness: 0.045 mm, cells: 0, "
+           "return: direct}"),
+      "headers:", "cdus[0].headers.cells", {"must be from 1 to 1000"});
+  requireInlineError(cdu,
+                     with("{segment_length: 0.6 m, inner_diameter: 100 mm, roughness: 0.045 mm, "
+                          "cells: 2}"),
+                     "headers:", "cdus[0].headers.return", {"required key is missing"});
+  // The message's line is the one of the bad value in a block map too.
+  requireInlineError(cdu,
+                     cdu + "    headers:\n      segment_length: 0.6 m\n      inner_diameter: 4 "
+                           "degC\n      roughness: 0 mm\n      cells: 1\n      return: direct\n",
+                     "inner_diameter:", "cdus[0].headers.inner_diameter", {"expected a length"});
+}
+
 TEST_CASE("workload values are checked", "[scenarios]") {
   requireInlineError("    type: training", "    type: inference", "inference", "workload[0].type",
                      {"unknown workload type 'inference'; supported: training"});

@@ -82,7 +82,7 @@ TEST_CASE("every value line of data/**/*.yaml carries a source tag", "[scenarios
     names.insert(fs::relative(f, sourcePath("data")).string());
   for (const char* expected :
        {"racks/gb300-nvl72.yaml", "cold-plates/ocp-oai-1kw-pg25.yaml", "cdus/inrack-250kw.yaml",
-        "psus/titanium-5500w.yaml", "rooms/default.yaml"}) {
+        "cdus/xdu1350.yaml", "psus/titanium-5500w.yaml", "rooms/default.yaml"}) {
     CHECK(names.count(expected) == 1);
   }
   for (const fs::path& f : files) {

@@ -116,6 +116,7 @@ struct CoolingModel::Impl {
   std::vector<double> gpu_T_j, cpu_T_j, switch_T_j, gpu_throttled_record;
   std::vector<double> gpu_V_flow;         // m3/s through each GPU's cold plate
   std::vector<double> rack_dp_available;  // Pa across each rack's manifolds (supply - return)
+  std::vector<double> rack_V_flow;        // m3/s through each rack's supply hose
   // Design point: the first hydraulic solve.
   struct DesignPoint {
     double pump_V_flow = 0.0, pump_dp = 0.0, pump_P = 0.0;
@@ -164,6 +165,7 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
   gpu_throttled_record.assign(site_layout.gpu_count, 0.0);
   gpu_V_flow.assign(site_layout.gpu_count, 0.0);
   rack_dp_available.assign(site_layout.rack_count, 0.0);
+  rack_V_flow.assign(site_layout.rack_count, 0.0);
   cpu_T_j.assign(site_layout.cpu_count, 0.0);
   switch_T_j.assign(site_layout.switch_count, 0.0);
   tray_V_flow.assign(tray_ids.size(), 0.0);
@@ -209,12 +211,58 @@ void CoolingModel::Impl::buildLoop(Loop& loop, const core::SiteSpec& site, std::
       addLink(base + "/hx", pump_out, loop.supply_node, LinkLaw::makePowerLaw(cdu.hx_secondary_dp),
               cdu.hx_secondary_volume, 1, LinkRole::HeatExchanger, -1);
 
+  // Row headers (core::RowHeaderSpec): the racks of this CDU tap them in scenario order. Without
+  // headers each rack's hoses join the CDU supply node and the tank directly.
+  const core::RowHeaderSpec& headers = cdu.headers;
+  const core::PipeSpec& segment = headers.segment;
+  const bool reverse_return = headers.return_arrangement == core::RowHeaderSpec::Return::Reverse;
+  const auto rack_count = static_cast<int>(std::count_if(
+      site.racks.begin(), site.racks.end(), [&](const auto& r) { return r.cdu == cdu.id.str(); }));
+  Index supply_header_tap = loop.supply_node;
+  Index return_header_tap = loop.tank;
+  int position = 0;  // 1-based position of the rack along the headers
+
   for (std::size_t r = 0; r < site.racks.size(); ++r) {
     const core::RackSpec& rack = site.racks[r];
     if (rack.cdu != cdu.id.str()) continue;
     const core::RackTypeSpec& type = rack.type;
     const std::string rid = rack.id.str();
     const auto rack_index = static_cast<std::uint32_t>(r);
+
+    // Where this rack's hoses join the CDU side: the CDU itself, or its taps on the headers.
+    Index rack_supply_from = loop.supply_node;
+    Index rack_return_to = loop.tank;
+    if (headers.present) {
+      ++position;
+      const std::string number = twoDigits("", position);
+      const Index s = net.addNode(base + "/supply_header/tap" + number);
+      const Index t = net.addNode(base + "/return_header/tap" + number);
+      addLink(base + "/supply_header/segment" + number, supply_header_tap, s,
+              LinkLaw::makePipe(segment), pipeVolume(segment), segment.cells, LinkRole::Plain, -1);
+      if (!reverse_return) {
+        // Direct return: back toward the CDU, the first tap drains into the tank.
+        addLink(base + "/return_header/segment" + number, t, return_header_tap,
+                LinkLaw::makePipe(segment), pipeVolume(segment), segment.cells, LinkRole::Plain,
+                -1);
+      } else if (position > 1) {
+        // Reverse return: away from the CDU, from the previous tap to this one.
+        addLink(base + "/return_header/segment" + number, return_header_tap, t,
+                LinkLaw::makePipe(segment), pipeVolume(segment), segment.cells, LinkRole::Plain,
+                -1);
+      }
+      supply_header_tap = s;
+      return_header_tap = t;
+      rack_supply_from = s;
+      rack_return_to = t;
+      if (reverse_return && position == rack_count) {
+        // The return pipe from the far end back to the CDU, as long as the supply header.
+        core::PipeSpec back = segment;
+        back.length = segment.length * rack_count;
+        back.cells = segment.cells * rack_count;
+        addLink(base + "/return_header/return_pipe", t, loop.tank, LinkLaw::makePipe(back),
+                pipeVolume(back), back.cells, LinkRole::Plain, -1);
+      }
+    }
 
     // Trays top to bottom as in an NVL72: compute trays, the switch trays, then the rest.
     struct TrayRef {
@@ -233,10 +281,10 @@ void CoolingModel::Impl::buildLoop(Loop& loop, const core::SiteSpec& site, std::
 
     const Index supply_first = net.addNode(rid + "/supply_manifold/tap01");
     const Index return_first = net.addNode(rid + "/return_manifold/tap01");
-    loop.rack_supply_hose.push_back(addLink(rid + "/supply_hose", loop.supply_node, supply_first,
+    loop.rack_supply_hose.push_back(addLink(rid + "/supply_hose", rack_supply_from, supply_first,
                                             LinkLaw::makePipe(type.hose), pipeVolume(type.hose),
                                             type.hose.cells, LinkRole::Plain, -1));
-    loop.rack_return_hose.push_back(addLink(rid + "/return_hose", return_first, loop.tank,
+    loop.rack_return_hose.push_back(addLink(rid + "/return_hose", return_first, rack_return_to,
                                             LinkLaw::makePipe(type.hose), pipeVolume(type.hose),
                                             type.hose.cells, LinkRole::Plain, -1));
     loop.racks.push_back(rack_index);
@@ -402,6 +450,7 @@ void CoolingModel::Impl::solveHydraulics(Loop& loop) {
   const std::span<const double> p = loop.solver->p();
   for (std::size_t k = 0; k < loop.racks.size(); ++k) {
     rack_dp_available[loop.racks[k]] = p[loop.rack_supply_tap[k]] - p[loop.rack_return_tap[k]];
+    rack_V_flow[loop.racks[k]] = V[loop.rack_supply_hose[k]];
   }
   for (const Die& die : dies) {
     if (die.kind == ChipKind::Gpu && &loops[die.loop] == &loop) gpu_V_flow[die.chip] = V[die.link];
@@ -806,6 +855,9 @@ void CoolingModel::declareChannels(core::Recorder& recorder) {
   recorder.add(
       {"gpu", "V_flow", "m3/s", "Coolant volume flow through the GPU's cold plate", L.gpu_ids},
       m.gpu_V_flow.data());
+  recorder.add(
+      {"rack", "V_flow", "m3/s", "Coolant volume flow into the rack (supply hose)", L.rack_ids},
+      m.rack_V_flow.data());
   recorder.add({"rack", "dp_available", "Pa",
                 "Differential pressure across the rack's supply and return manifolds", L.rack_ids},
                m.rack_dp_available.data());
@@ -913,6 +965,9 @@ double CoolingModel::maxGpuJunctionTemperature() const {
 }
 std::span<const double> CoolingModel::trayFlows() const {
   return impl_->tray_V_flow;
+}
+std::span<const double> CoolingModel::rackFlows() const {
+  return impl_->rack_V_flow;
 }
 std::span<const double> CoolingModel::gpuColdPlateFlows() const {
   return impl_->gpu_V_flow;

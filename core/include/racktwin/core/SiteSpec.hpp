@@ -100,6 +100,24 @@ struct PumpSpec {
   double volume = 0.0;      // m3
 };
 
+/// Supply and return headers of a row, between a CDU and the racks it serves. The racks tap the
+/// headers one after another in scenario order: supply header segment k runs from tap k-1 to tap k
+/// (segment 1 from the CDU supply), and rack k's supply hose leaves tap k; rack k's return hose
+/// joins the return header at its tap k.
+///  - Direct return: the return header flows back toward the CDU (return segment k from tap k to
+///    tap k-1, segment 1 into the CDU tank); the first rack has the shortest path.
+///  - Reverse return (Tichelmann, "first in, last out"): the return header starts at the first
+///    rack and flows to the last (segment k from tap k-1 to tap k, k = 2..n), then one return pipe
+///    as long as the supply header (n segments) leads back to the CDU tank; every rack's path has
+///    the same length, 2n segments.
+/// Without headers (present == false) every rack's hoses join the CDU supply and tank directly.
+struct RowHeaderSpec {
+  enum class Return : std::uint8_t { Direct, Reverse };
+  bool present = false;
+  PipeSpec segment;  // one header segment: from the CDU to the first tap, and between two taps
+  Return return_arrangement = Return::Direct;
+};
+
 /// Coolant distribution unit: counter-flow plate heat exchanger between the secondary (technology
 /// cooling system) loop and facility water, a secondary pump, and a facility-side control valve
 /// with a PI controller on the secondary supply temperature.
@@ -118,6 +136,7 @@ struct CduSpec {
   double valve_integral_time = 0.0;  // s
   double valve_opening_min = 0.0;    // fraction
   double valve_stroke_time = 0.0;    // s, 0 to 100 %
+  RowHeaderSpec headers;             // row headers to the racks (scenario), none by default
 };
 
 struct CoolantSpec {

@@ -4,7 +4,9 @@
 // Per CDU, one secondary loop: expansion tank (pressure reference, pump suction) -> pump -> plate
 // heat exchanger (hot side) -> supply hose -> rack supply manifold -> per tray: quick disconnect,
 // cold plates in parallel, quick disconnect -> return manifold (direct return) -> return hose ->
-// tank. Flows come from the hydraulic solver (re-solved when a pump changes).
+// tank. Flows come from the hydraulic solver (re-solved when a pump changes). The racks' hoses
+// join the CDU directly (racks in parallel at the CDU) or tap row supply and return headers, with
+// direct or reverse return (core::RowHeaderSpec); header segments carry heat like other pipes.
 //
 // Heat transport: every link is split into upwind volumes ("cells"), advanced with implicit Euler,
 // which is unconditionally stable and free of overshoot at any step. Each chip is a case node with
@@ -44,9 +46,10 @@ class CoolingModel : public core::Model {
   double heatRejected() const;          // J since initialize
   double largestMassImbalance() const;  // m3/s, over every junction of every loop
   double cduSupplyTemperature(std::size_t cdu) const;
-  double cduSecondaryFlow(std::size_t cdu) const;  // m3/s
-  double maxGpuJunctionTemperature() const;        // K, over the run so far
-  std::span<const double> trayFlows() const;       // m3/s per tray, trays of all racks in order
+  double cduSecondaryFlow(std::size_t cdu) const;     // m3/s
+  double maxGpuJunctionTemperature() const;           // K, over the run so far
+  std::span<const double> trayFlows() const;          // m3/s per tray, trays of all racks in order
+  std::span<const double> rackFlows() const;          // m3/s per rack (supply hose), site order
   std::span<const double> gpuColdPlateFlows() const;  // m3/s per GPU, layout order
 
  private:
