@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <unordered_map>
 
@@ -811,6 +812,10 @@ void Reader::readControls() {
 }
 
 EpanetModel Reader::read() {
+  std::error_code error;
+  if (std::filesystem::is_directory(model_.path, error)) {
+    throw core::InputError({model_.path, 0, 0}, "file", "is a directory, not an EPANET .inp file");
+  }
   std::ifstream in(model_.path, std::ios::binary);
   if (!in) throw core::InputError({model_.path, 0, 0}, "file", "cannot open the file");
   in.seekg(0, std::ios::end);

@@ -60,4 +60,10 @@ TEST_CASE("A bad .inp exits 2 naming file and line", "[hydraulics]") {
   }
   const auto missing = runProgram(std::string(RACKTWIN_CLI) + " hydraulics no/such/file.inp");
   CHECK(missing.exit_code == 2);
+  // Not a file at all, and bytes that are no .inp: a clear error, never a crash.
+  const auto directory = runProgram(std::string(RACKTWIN_CLI) + " hydraulics tests/hydraulics/data");
+  CHECK(directory.exit_code == 2);
+  CHECK(directory.err.find("directory") != std::string::npos);
+  const auto binary = runProgram(std::string(RACKTWIN_CLI) + " hydraulics " RACKTWIN_CLI);
+  CHECK(binary.exit_code == 2);
 }
