@@ -14,6 +14,8 @@
 
 #include "YamlReader.hpp"
 #include "racktwin/core/Units.hpp"
+#include "racktwin/thermal/Coolant.hpp"
+#include "racktwin/thermal/Hydraulics.hpp"
 
 #ifndef RACKTWIN_SOURCE_DIR
 #define RACKTWIN_SOURCE_DIR "."
@@ -32,7 +34,7 @@ using detail::YamlDocument;
 
 constexpr int kMaxCount = 1000;  // trays, chips, PSUs, cells: catches typos like 1800
 constexpr int kMaxSubsteps = 1000;
-constexpr double kMaxSteps = 1.0e9;        // a duration/step typo must not become a silent hang
+constexpr double kMaxSteps = core::kMaxSimulationSteps;
 constexpr double kStepTolerance = 1.0e-9;  // relative, for "a whole number of steps"
 constexpr int kMaxGlycolPercent = 60;      // range of the propylene glycol property correlations
 
@@ -119,6 +121,53 @@ core::PowerLawDrop readDrop(const MapReader& m) {
 
 core::PowerLawDrop readDrop(const MapReader& parent, std::string_view key) {
   return readDrop(parent.map(key, {"nominal", "at_flow", "exponent"}));
+}
+
+/// `pressure_drop_table: {flow: [...], dp: [...]}`: flows and drops positive and strictly
+/// increasing, one drop per flow, at least two points (core::PressureDropTable).
+core::PressureDropTable readDropTable(const MapReader& m) {
+  core::PressureDropTable t;
+  const ListReader flow = m.list("flow", "volume flows");
+  const ListReader dp = m.list("dp", "pressure drops");
+  if (flow.size() < 2) m.fail("flow", "expected at least two points");
+  if (dp.size() != flow.size()) {
+    m.fail("dp", "expected " + std::to_string(flow.size()) + " values, one per flow, got "
+                     + std::to_string(dp.size()));
+  }
+  for (std::size_t i = 0; i < flow.size(); ++i) {
+    const double V = flow.quantity(i, Dimension::VolumeFlow, Check::Positive);
+    if (!t.V_flow.empty() && V <= t.V_flow.back()) flow.failItem(i, "flows must increase strictly");
+    const double d = dp.quantity(i, Dimension::Pressure, Check::Positive);
+    if (!t.dp.empty() && d <= t.dp.back()) {
+      dp.failItem(i, "pressure drops must increase strictly with flow");
+    }
+    t.V_flow.push_back(V);
+    t.dp.push_back(d);
+  }
+  m.finish();
+  return t;
+}
+
+/// A component's drop: the power law under `key` or the table under `key`_table, exactly one.
+core::PressureDropLaw readDropLaw(const MapReader& parent, const std::string& key) {
+  const std::string table_key = key + "_table";
+  const bool has_law = parent.has(key);
+  const bool has_table = parent.has(table_key);
+  if (has_law && has_table) {
+    parent.fail(table_key, "give either '" + key + "' (a power law) or '" + table_key
+                               + "' (a table), not both");
+  }
+  core::PressureDropLaw law;
+  if (has_table) {
+    law.form = core::PressureDropLaw::Form::Table;
+    law.table = readDropTable(parent.map(table_key, {"flow", "dp"}));
+  } else if (has_law) {
+    law.power_law = readDrop(parent, key);
+  } else {
+    parent.fail(key, "required key is missing; expected '" + key + "' (nominal, at_flow, exponent) "
+                         + "or '" + table_key + "' (flow, dp)");
+  }
+  return law;
 }
 
 core::PipeSpec readPipe(const MapReader& parent, std::string_view key) {
@@ -276,7 +325,21 @@ class DataLibrary {
                                              "slowdown_temperature", "slowdown_release_temperature",
                                              "throttled_power_fraction", "cold_plate"}),
                           &s.switch_P_busy);
-    s.quick_disconnect = readDrop(r.map("quick_disconnect", {"pressure_drop"}), "pressure_drop");
+    // A QD by its power law, or by its flow coefficient Cv (converted per rack, for the coolant
+    // of the rack's loop, in readRacks).
+    const MapReader qd = r.map("quick_disconnect", {"pressure_drop", "flow_coefficient_Cv"});
+    if (qd.has("pressure_drop") == qd.has("flow_coefficient_Cv")) {
+      qd.fail(
+          qd.has("pressure_drop") ? "flow_coefficient_Cv" : "pressure_drop",
+          "give either 'pressure_drop' (a power law) or 'flow_coefficient_Cv' (US gpm at 1 psi),"
+          " exactly one");
+    }
+    if (qd.has("pressure_drop")) {
+      s.quick_disconnect = readDrop(qd, "pressure_drop");
+    } else {
+      s.quick_disconnect_Cv = qd.number("flow_coefficient_Cv", Check::Positive);
+    }
+    qd.finish();
     s.manifold_segment = readPipe(r, "manifold_segment");
     s.hose = readPipe(r, "hose");
     const MapReader p = r.map("power", {"shelves", "psus_per_shelf", "psu"});
@@ -361,7 +424,7 @@ class DataLibrary {
     const MapReader r =
         MapReader::root(doc, {"racktwin_data", "kind", "description", "rated_heat", "approach",
                               "secondary_nominal_flow", "facility_nominal_flow", "heat_exchanger",
-                              "pump", "supply_temperature_setpoint", "valve"});
+                              "strainer", "pump", "supply_temperature_setpoint", "valve"});
     readHeader(r, kCduKind);
     core::CduSpec c;
     c.type = type;
@@ -371,18 +434,41 @@ class DataLibrary {
         r.quantity("secondary_nominal_flow", Dimension::VolumeFlow, Check::Positive);
     c.facility_V_flow_nominal =
         r.quantity("facility_nominal_flow", Dimension::VolumeFlow, Check::Positive);
-    const MapReader hx = r.map("heat_exchanger", {"secondary_pressure_drop", "secondary_volume"});
-    c.hx_secondary_dp = readDrop(hx, "secondary_pressure_drop");
+    const MapReader hx =
+        r.map("heat_exchanger",
+              {"secondary_pressure_drop", "secondary_pressure_drop_table", "secondary_volume"});
+    c.hx_secondary_dp = readDropLaw(hx, "secondary_pressure_drop");
     c.hx_secondary_volume = hx.quantity("secondary_volume", Dimension::Volume, Check::Positive);
     hx.finish();
+    if (const auto strainer =
+            r.optionalMap("strainer", {"pressure_drop", "pressure_drop_table", "volume"})) {
+      c.has_strainer = true;
+      c.strainer_dp = readDropLaw(*strainer, "pressure_drop");
+      c.strainer_volume = strainer->quantity("volume", Dimension::Volume, Check::Positive);
+      strainer->finish();
+    }
     const MapReader pump =
-        r.map("pump", {"shutoff_pressure", "max_flow", "speed", "efficiency", "volume"});
+        r.map("pump", {"shutoff_pressure", "max_flow", "speed", "efficiency", "volume", "installed",
+                       "duty", "standby_switchover_time"});
     c.pump.dp_shutoff = pump.quantity("shutoff_pressure", Dimension::Pressure, Check::Positive);
     c.pump.V_flow_max = pump.quantity("max_flow", Dimension::VolumeFlow, Check::Positive);
     c.pump.speed = pump.quantity("speed", Dimension::Dimensionless, Check::PositiveFraction);
     c.pump.efficiency =
         pump.quantity("efficiency", Dimension::Dimensionless, Check::PositiveFraction);
     c.pump.volume = pump.quantity("volume", Dimension::Volume, Check::Positive);
+    c.pumps_installed = pump.integerOr("installed", 1, 1, kMaxCount);
+    c.pumps_duty = pump.integerOr("duty", 1, 1, kMaxCount);
+    if (c.pumps_duty > c.pumps_installed) {
+      pump.fail("duty",
+                "must not exceed the pumps installed (" + std::to_string(c.pumps_installed) + ")");
+    }
+    if (c.pumps_installed > c.pumps_duty) {
+      c.standby_switchover_time =
+          pump.quantity("standby_switchover_time", Dimension::Time, Check::NonNegative);
+    } else if (pump.has("standby_switchover_time")) {
+      pump.fail("standby_switchover_time",
+                "only for a CDU with a standby pump (installed above duty)");
+    }
     pump.finish();
     c.T_supply_set = r.quantity("supply_temperature_setpoint", Dimension::Temperature);
     const MapReader valve = r.map(
@@ -555,8 +641,8 @@ std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegi
   if (list.size() == 0) r.fail("cdus", "expected at least one CDU");
   std::vector<core::CduSpec> cdus;
   for (std::size_t i = 0; i < list.size(); ++i) {
-    const MapReader m =
-        list.map(i, {"id", "type", "supply_temperature_setpoint", "pump_speed", "headers"});
+    const MapReader m = list.map(i, {"id", "type", "supply_temperature_setpoint", "pump_speed",
+                                     "pumps_installed", "headers"});
     const core::ComponentId id = m.id("id");
     ids.add(id.str(), "CDU", m, "id");
     core::CduSpec c = lib.cdu(m, "type");
@@ -565,6 +651,17 @@ std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegi
         m.quantityOr("supply_temperature_setpoint", Dimension::Temperature, c.T_supply_set);
     c.pump.speed =
         m.quantityOr("pump_speed", Dimension::Dimensionless, c.pump.speed, Check::PositiveFraction);
+    const int installed = m.integerOr("pumps_installed", c.pumps_installed, 1, kMaxCount);
+    if (installed < c.pumps_duty) {
+      m.fail("pumps_installed", "must be at least the duty pumps of CDU type '" + c.type + "' ("
+                                    + std::to_string(c.pumps_duty) + ")");
+    }
+    if (installed > c.pumps_duty && c.pumps_installed == c.pumps_duty) {
+      m.fail("pumps_installed", "CDU type '" + c.type
+                                    + "' has no standby pump, so no standby_switchover_time; "
+                                      "add one to a copy of its data file");
+    }
+    c.pumps_installed = installed;
     c.headers = readHeaders(m);
     m.finish();
     cdus.push_back(std::move(c));
@@ -596,8 +693,18 @@ std::string requireCdu(const MapReader& m, std::string_view key,
   return id;
 }
 
+/// A QD given by its flow coefficient as a power law for the coolant of the rack's loop. The
+/// specific gravity is the coolant's density at the CDU's supply set-point over 999 kg/m3 (water
+/// at 60 degF, the reference of Cv); a later set-point change does not convert again.
+core::PowerLawDrop quickDisconnectFromCv(double Cv, const core::CoolantSpec& coolant,
+                                         const core::CduSpec& cdu) {
+  const double rho = thermal::Coolant::fromSpec(coolant).density(cdu.T_supply_set);
+  return thermal::powerLawFromCv(Cv, rho / thermal::kCvReferenceDensity);
+}
+
 std::vector<core::RackSpec> readRacks(const MapReader& r, DataLibrary& lib, IdRegistry& ids,
-                                      const std::vector<core::CduSpec>& cdus) {
+                                      const std::vector<core::CduSpec>& cdus,
+                                      const core::CoolantSpec& coolant) {
   const ListReader list = r.list("racks", "racks");
   if (list.size() == 0) r.fail("racks", "expected at least one rack");
   std::vector<core::RackSpec> racks;
@@ -610,6 +717,14 @@ std::vector<core::RackSpec> readRacks(const MapReader& r, DataLibrary& lib, IdRe
     ids.add(rack.id.str(), "rack", m, "id");
     rack.type = lib.rack(m, "type");
     rack.cdu = requireCdu(m, "cdu", cdus, ids);
+    if (rack.type.quick_disconnect_Cv > 0.0) {
+      for (const core::CduSpec& cdu : cdus) {
+        if (cdu.id.str() == rack.cdu) {
+          rack.type.quick_disconnect =
+              quickDisconnectFromCv(rack.type.quick_disconnect_Cv, coolant, cdu);
+        }
+      }
+    }
     core::ChipSpec& gpu = rack.type.gpu;
     gpu.P_max = m.quantityOr("gpu_power_limit", Dimension::Power, gpu.P_max, Check::Positive);
     if (gpu.P_max <= gpu.P_idle) {
@@ -843,7 +958,7 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
 
   IdRegistry ids;
   site.cdus = readCdus(r, lib, ids);
-  site.racks = readRacks(r, lib, ids, site.cdus);
+  site.racks = readRacks(r, lib, ids, site.cdus, site.secondary_coolant);
   site.jobs = readWorkload(r, site.simulation, site.racks, ids);
   site.events = readEvents(r, site.simulation, site.cdus, ids);
   r.finish();

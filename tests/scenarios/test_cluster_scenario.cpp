@@ -79,10 +79,20 @@ TEST_CASE("the XDU1350 data file holds the Modelica Buildings record values", "[
   const SiteSpec site = loadScenarioFromString(kTwoCdus, "headers.yaml", sourcePath("data"));
   const racktwin::core::CduSpec& c = site.cdus[0];
   CHECK(c.type == "xdu1350");
-  // gb300_nvl72.md §2b: 1.35 MW, 4 K approach, HX 84 kPa + strainer 65 kPa.
+  // gb300_nvl72.md §2b: 1.35 MW, 4 K approach, HX 84 kPa; strainer 65 kPa at nominal flow with
+  // exponent 1.76, a separate link in series.
   CHECK(c.Q_flow_nominal == Approx(1.35e6).epsilon(kRel));
   CHECK(c.approach_nominal == Approx(4.0).epsilon(kRel));
-  CHECK(c.hx_secondary_dp.dp_nominal == Approx(84.0e3 + 65.0e3).epsilon(kRel));
+  CHECK(c.hx_secondary_dp.power_law.dp_nominal == Approx(84.0e3).epsilon(kRel));
+  REQUIRE(c.has_strainer);
+  REQUIRE(c.strainer_dp.form == racktwin::core::PressureDropLaw::Form::PowerLaw);
+  CHECK(c.strainer_dp.power_law.dp_nominal == Approx(65.0e3).epsilon(kRel));
+  CHECK(c.strainer_dp.power_law.exponent == Approx(1.76).epsilon(kRel));
+  CHECK(c.strainer_dp.power_law.V_flow_nominal == Approx(c.secondary_V_flow_nominal).epsilon(kRel));
+  // N+1 pumps, one duty (the pump figures are one pump's).
+  CHECK(c.pumps_installed == 2);
+  CHECK(c.pumps_duty == 1);
+  CHECK(c.standby_switchover_time > 0.0);
   // 20.6 kg/s each side: PG20 at 32 degC 1010.1 kg/m3 and water 995.0 kg/m3 (Melinder 2010,
   // IAPWS-95, gb300_nvl72.md §3); the file's flows are rounded to 1 L/min.
   CHECK(c.secondary_V_flow_nominal * 1010.1 == Approx(20.6).epsilon(1e-3));

@@ -122,15 +122,20 @@ TEST_CASE("the default scenario's values arrive in SI", "[scenarios]") {
   CHECK(c.approach_nominal == Approx(4.0).epsilon(kRel));
   CHECK(c.secondary_V_flow_nominal == Approx(375.0 * kLpm).epsilon(kRel));
   CHECK(c.facility_V_flow_nominal == Approx(360.0 * kLpm).epsilon(kRel));
-  CHECK(c.hx_secondary_dp.dp_nominal == Approx(50.0e3).epsilon(kRel));
-  CHECK(c.hx_secondary_dp.V_flow_nominal == Approx(375.0 * kLpm).epsilon(kRel));
-  CHECK(c.hx_secondary_dp.exponent == Approx(2.0).epsilon(kRel));
+  CHECK(c.hx_secondary_dp.power_law.dp_nominal == Approx(50.0e3).epsilon(kRel));
+  CHECK(c.hx_secondary_dp.power_law.V_flow_nominal == Approx(375.0 * kLpm).epsilon(kRel));
+  CHECK(c.hx_secondary_dp.power_law.exponent == Approx(2.0).epsilon(kRel));
   CHECK(c.hx_secondary_volume == Approx(5.0e-3).epsilon(kRel));
   CHECK(c.pump.dp_shutoff == Approx(250.0e3).epsilon(kRel));
   CHECK(c.pump.V_flow_max == Approx(0.0075).epsilon(kRel));  // 450 L/min
   CHECK(c.pump.speed == Approx(0.85).epsilon(kRel));
   CHECK(c.pump.efficiency == Approx(0.60).epsilon(kRel));
   CHECK(c.pump.volume == Approx(1.0e-3).epsilon(kRel));
+  // gb300_nvl72.md §2a: the Supermicro 250 kW in-rack CDU has N+1 redundant pumps.
+  CHECK(c.pumps_installed == 2);
+  CHECK(c.pumps_duty == 1);
+  CHECK(c.standby_switchover_time == Approx(5.0).epsilon(kRel));
+  CHECK_FALSE(c.has_strainer);
   CHECK(c.T_supply_set == Approx(36.0 + kZeroC).epsilon(kRel));
   CHECK(c.valve_gain == Approx(0.1).epsilon(kRel));
   CHECK(c.valve_integral_time == Approx(60.0).epsilon(kRel));

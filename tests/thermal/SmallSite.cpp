@@ -48,7 +48,7 @@ core::SiteSpec smallSite(int trays, int gpus_per_tray) {
   cdu.approach_nominal = 4.0;
   cdu.secondary_V_flow_nominal = 1.5 * lpm * Q_nominal / 1000.0;
   cdu.facility_V_flow_nominal = Q_nominal / (4180.0 * 10.0 * 995.0);
-  cdu.hx_secondary_dp = {50e3, 375.0 * lpm, 2.0};
+  cdu.hx_secondary_dp.power_law = {50e3, 375.0 * lpm, 2.0};
   cdu.hx_secondary_volume = 5e-3;
   cdu.pump = {250e3, 450.0 * lpm, 0.85, 0.6, 1e-3};
   cdu.T_supply_set = fromCelsius(36.0);

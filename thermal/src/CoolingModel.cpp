@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <numbers>
 #include <optional>
 #include <string>
@@ -28,6 +29,10 @@ constexpr double kQuickDisconnectVolume = 5e-6;  // m3, estimate: a UQD-class co
 // iteration, so this bounds only the error in the link laws; tighter values reach round-off in
 // networks with near-lossless headers, where flows follow from tiny pressure differences.
 constexpr double kHydraulicTolerance = 1e-7;
+// The loop's viscosity follows its mean temperature (mean of supply and return): the hydraulics
+// are solved again when that mean has moved more than this since the last solve.
+constexpr double kViscosityResolveDelta_K = 2.0;
+constexpr double kNever = std::numeric_limits<double>::infinity();
 
 enum class ChipKind : std::uint8_t { Gpu, Cpu, Switch };
 enum class LinkRole : std::uint8_t { Plain, ColdPlate, HeatExchanger, Pump };
@@ -71,6 +76,7 @@ struct CoolingModel::Impl {
     std::unique_ptr<HydraulicSolver> solver;
     std::vector<Link> links;
     Index tank = 0, pump_link = 0, hx_link = 0, supply_node = 0;
+    std::optional<Index> strainer_link;
     std::vector<Index> tray_links;  // the supply QD of every tray (tray flow)
     std::vector<Index> tray_return_links;
     std::vector<Index> rack_supply_hose, rack_return_hose;
@@ -83,12 +89,25 @@ struct CoolingModel::Impl {
     std::vector<std::uint32_t> in_begin, in_links;    // CSR: links flowing into each node
     std::vector<std::uint32_t> out_begin, out_links;  // CSR: links flowing out of each node
     std::vector<double> node_alpha, node_beta, node_T;
-    // Fluid (constant over the run: evaluated at the supply set-point).
+    // Scratch of the flow-pattern rebuild (sized once, so a re-solve allocates only when the
+    // pattern of flowing links and their directions changes).
+    std::vector<double> flow_scratch;
+    std::vector<std::uint32_t> in_fill, out_fill;
+    std::vector<std::int8_t> direction;  // +1, -1, 0 per link at the last pattern build
+    // Fluid: density and heat capacity at the supply set-point for the whole run (they change by
+    // under 1 % over the loop's range, and holding them keeps the stored heat exact); viscosity
+    // at the loop's mean temperature, refreshed with the hydraulics.
+    std::optional<Coolant> coolant;
     FluidState fluid;
     double cp = 0.0;
+    double T_hydraulics = 0.0;  // K, mean loop temperature of the last hydraulic solve
     // CDU state.
     std::optional<CounterFlowHeatExchanger> hx;  // set once the fluid is known
     double pump_speed = 0.0;
+    // Pumps: `pumps_running` duty pumps run in parallel; after a trip with a healthy standby, the
+    // standby starts at `switch_time` (pending_switches of them).
+    int pumps_running = 0, pumps_healthy = 0, pending_switches = 0;
+    double switch_time = kNever;
     double valve_opening = 1.0, valve_integral = 0.0;
     double T_facility_supply = 0.0;
     double T_supply_set = 0.0;        // K, may change by event
@@ -111,6 +130,7 @@ struct CoolingModel::Impl {
   double max_gpu_T = 0.0, throttled_gpu_seconds = 0.0;
   int hydraulic_solves = 0, hydraulic_iterations_max = 0;
   bool initialised = false;
+  double now = 0.0;  // s, end of the last step (when events apply)
 
   // ---- Recorder views (stable arrays). ----
   std::vector<double> gpu_T_j, cpu_T_j, switch_T_j, gpu_throttled_record;
@@ -127,7 +147,8 @@ struct CoolingModel::Impl {
   std::vector<double> tray_V_flow, tray_T_out;
   std::vector<std::string> tray_ids;
   std::vector<double> cdu_T_supply, cdu_T_return, cdu_V_flow, cdu_Q_flow, cdu_valve, cdu_V_facility,
-      cdu_T_facility_return, cdu_pump_dp, cdu_pump_P, cdu_T_facility_supply;
+      cdu_T_facility_return, cdu_pump_dp, cdu_pump_P, cdu_T_facility_supply, cdu_pump_P_hydraulic,
+      cdu_pumps_running;
   std::vector<std::string> cdu_ids;
   double site_E_balance_residual = 0.0;
 
@@ -136,6 +157,7 @@ struct CoolingModel::Impl {
   void build(const core::SiteSpec& site, const core::SiteLayout& site_layout);
   void buildLoop(Loop& loop, const core::SiteSpec& site, std::size_t cdu_index);
   void solveHydraulics(Loop& loop);
+  void updateHydraulics(Loop& loop, double t);
   void updateDieResistances(const Loop& loop);
   void recordDesignPoint();
   void controlValve(Loop& loop, double dt);
@@ -171,9 +193,9 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
   tray_V_flow.assign(tray_ids.size(), 0.0);
   tray_T_out.assign(tray_ids.size(), 0.0);
   const std::size_t n_cdu = loops.size();
-  for (auto* v :
-       {&cdu_T_supply, &cdu_T_return, &cdu_V_flow, &cdu_Q_flow, &cdu_valve, &cdu_V_facility,
-        &cdu_T_facility_return, &cdu_pump_dp, &cdu_pump_P, &cdu_T_facility_supply}) {
+  for (auto* v : {&cdu_T_supply, &cdu_T_return, &cdu_V_flow, &cdu_Q_flow, &cdu_valve,
+                  &cdu_V_facility, &cdu_T_facility_return, &cdu_pump_dp, &cdu_pump_P,
+                  &cdu_T_facility_supply, &cdu_pump_P_hydraulic, &cdu_pumps_running}) {
     v->assign(n_cdu, 0.0);
   }
 }
@@ -207,9 +229,19 @@ void CoolingModel::Impl::buildLoop(Loop& loop, const core::SiteSpec& site, std::
   loop.supply_node = net.addNode(base + "/supply");
   loop.pump_link = addLink(base + "/pump", loop.tank, pump_out, LinkLaw::makePump(cdu.pump),
                            cdu.pump.volume, 1, LinkRole::Pump, -1);
-  loop.hx_link =
-      addLink(base + "/hx", pump_out, loop.supply_node, LinkLaw::makePowerLaw(cdu.hx_secondary_dp),
-              cdu.hx_secondary_volume, 1, LinkRole::HeatExchanger, -1);
+  if (cdu.has_strainer) {
+    // The strainer sits after the exchanger, in series, with its own law and volume.
+    const Index hx_out = net.addNode(base + "/hx_outlet");
+    loop.hx_link = addLink(base + "/hx", pump_out, hx_out, LinkLaw::makeDrop(cdu.hx_secondary_dp),
+                           cdu.hx_secondary_volume, 1, LinkRole::HeatExchanger, -1);
+    loop.strainer_link =
+        addLink(base + "/strainer", hx_out, loop.supply_node, LinkLaw::makeDrop(cdu.strainer_dp),
+                cdu.strainer_volume, 1, LinkRole::Plain, -1);
+  } else {
+    loop.hx_link =
+        addLink(base + "/hx", pump_out, loop.supply_node, LinkLaw::makeDrop(cdu.hx_secondary_dp),
+                cdu.hx_secondary_volume, 1, LinkRole::HeatExchanger, -1);
+  }
 
   // Row headers (core::RowHeaderSpec): the racks of this CDU tap them in scenario order. Without
   // headers each rack's hoses join the CDU supply node and the tank directly.
@@ -353,11 +385,12 @@ void CoolingModel::Impl::buildLoop(Loop& loop, const core::SiteSpec& site, std::
       }
     }
   }
-  // Fluid properties at the supply set-point, constant over the run.
-  const Coolant coolant = Coolant::fromSpec(site.secondary_coolant);
-  const CoolantProperties props = coolant.at(cdu.T_supply_set);
+  // Fluid properties at the supply set-point (viscosity follows the loop temperature later).
+  loop.coolant = Coolant::fromSpec(site.secondary_coolant);
+  const CoolantProperties props = loop.coolant->at(cdu.T_supply_set);
   loop.fluid = FluidState{props.rho, props.mu};
   loop.cp = props.cp;
+  loop.T_hydraulics = cdu.T_supply_set;
   // Cells were sized in m3 above; from here on they hold heat capacities in J/K.
   for (const Link& link : loop.links) {
     for (std::uint32_t c = link.cell_begin; c < link.cell_end; ++c) {
@@ -374,6 +407,8 @@ void CoolingModel::Impl::buildLoop(Loop& loop, const core::SiteSpec& site, std::
   loop.hx = CounterFlowHeatExchanger::fromRating(cdu.Q_flow_nominal, C_secondary_nominal,
                                                  loop.facility_C_nominal, cdu.approach_nominal);
   loop.pump_speed = cdu.pump.speed;
+  loop.pumps_running = cdu.pumps_duty;
+  loop.pumps_healthy = cdu.pumps_installed;
   loop.T_facility_supply = site.facility.T_supply;
 
   loop.solver = std::make_unique<HydraulicSolver>(net, std::move(laws), loop.tank, 0.0);
@@ -389,13 +424,20 @@ void CoolingModel::Impl::buildLoop(Loop& loop, const core::SiteSpec& site, std::
   loop.order.reserve(n_nodes);
   for (auto* v : {&loop.node_alpha, &loop.node_beta, &loop.node_T})
     v->assign(n_nodes, 0.0);
+  loop.flow_scratch.assign(n_links, 0.0);
+  loop.in_fill.assign(n_nodes, 0);
+  loop.out_fill.assign(n_nodes, 0);
+  loop.direction.assign(n_links, 2);  // no pattern yet
 }
 
 // ------------------------------------------------------------------------------------------------
 // Hydraulics and flow pattern (on change only)
 
 void CoolingModel::Impl::solveHydraulics(Loop& loop) {
-  loop.solver->law(loop.pump_link).pump.speed = loop.pump_speed;
+  // pumps_running identical duty pumps in parallel at the loop's speed; none running: stopped.
+  LinkLaw& pump = loop.solver->law(loop.pump_link);
+  pump.pump.speed = loop.pumps_running > 0 ? loop.pump_speed : 0.0;
+  pump.pumps_parallel = std::max(loop.pumps_running, 1);
   loop.last_status = loop.solver->solve(loop.fluid, kHydraulicTolerance);
   ++hydraulic_solves;
   hydraulic_iterations_max = std::max(hydraulic_iterations_max, loop.last_status.iterations);
@@ -409,37 +451,48 @@ void CoolingModel::Impl::solveHydraulics(Loop& loop) {
   const std::size_t n_nodes = net.nodeCount();
   const std::size_t n_links = net.linkCount();
   // Direction and capacity rate of every link; links with negligible flow carry no heat.
-  std::vector<double> flow(V.begin(), V.end());
+  std::vector<double>& flow = loop.flow_scratch;
+  bool same_pattern = true;
   for (Index l = 0; l < n_links; ++l) {
     const bool flowing = std::abs(V[l]) > kFlowThreshold;
     loop.C_link[l] = flowing ? loop.fluid.rho * std::abs(V[l]) * loop.cp : 0.0;
-    loop.link_up[l] = V[l] >= 0.0 ? net.portA(l) : net.portB(l);
-    loop.link_down[l] = V[l] >= 0.0 ? net.portB(l) : net.portA(l);
-    if (!flowing) flow[l] = 0.0;
+    const std::int8_t direction = !flowing ? 0 : V[l] > 0.0 ? 1 : -1;
+    same_pattern = same_pattern && direction == loop.direction[l];
+    loop.direction[l] = direction;
+    flow[l] = flowing ? V[l] : 0.0;
   }
-  const Index tear[] = {loop.tank};
-  if (!net.flowOrder(flow, kFlowThreshold, tear, loop.order)) {
-    throw core::RuntimeError("coolant loop of " + loop.cdu->id.str()
-                             + ": the flow has a cycle that does not pass the tank");
-  }
-  // CSR lists of flowing links into and out of each node.
-  std::fill(loop.in_begin.begin(), loop.in_begin.end(), 0);
-  std::fill(loop.out_begin.begin(), loop.out_begin.end(), 0);
-  for (Index l = 0; l < n_links; ++l) {
-    if (loop.C_link[l] == 0.0) continue;
-    ++loop.in_begin[loop.link_down[l] + 1];
-    ++loop.out_begin[loop.link_up[l] + 1];
-  }
-  for (std::size_t n = 0; n < n_nodes; ++n) {
-    loop.in_begin[n + 1] += loop.in_begin[n];
-    loop.out_begin[n + 1] += loop.out_begin[n];
-  }
-  std::vector<std::uint32_t> in_fill(loop.in_begin.begin(), loop.in_begin.end() - 1);
-  std::vector<std::uint32_t> out_fill(loop.out_begin.begin(), loop.out_begin.end() - 1);
-  for (Index l = 0; l < n_links; ++l) {
-    if (loop.C_link[l] == 0.0) continue;
-    loop.in_links[in_fill[loop.link_down[l]]++] = l;
-    loop.out_links[out_fill[loop.link_up[l]]++] = l;
+  // The sweep order and the in/out lists depend only on which links carry flow and which way:
+  // a re-solve that keeps that pattern (a viscosity update) needs neither the graph algorithm
+  // nor any allocation.
+  if (!same_pattern) {
+    for (Index l = 0; l < n_links; ++l) {
+      loop.link_up[l] = V[l] >= 0.0 ? net.portA(l) : net.portB(l);
+      loop.link_down[l] = V[l] >= 0.0 ? net.portB(l) : net.portA(l);
+    }
+    const Index tear[] = {loop.tank};
+    if (!net.flowOrder(flow, kFlowThreshold, tear, loop.order)) {
+      throw core::RuntimeError("coolant loop of " + loop.cdu->id.str()
+                               + ": the flow has a cycle that does not pass the tank");
+    }
+    // CSR lists of flowing links into and out of each node.
+    std::fill(loop.in_begin.begin(), loop.in_begin.end(), 0);
+    std::fill(loop.out_begin.begin(), loop.out_begin.end(), 0);
+    for (Index l = 0; l < n_links; ++l) {
+      if (loop.C_link[l] == 0.0) continue;
+      ++loop.in_begin[loop.link_down[l] + 1];
+      ++loop.out_begin[loop.link_up[l] + 1];
+    }
+    for (std::size_t n = 0; n < n_nodes; ++n) {
+      loop.in_begin[n + 1] += loop.in_begin[n];
+      loop.out_begin[n + 1] += loop.out_begin[n];
+    }
+    std::copy(loop.in_begin.begin(), loop.in_begin.end() - 1, loop.in_fill.begin());
+    std::copy(loop.out_begin.begin(), loop.out_begin.end() - 1, loop.out_fill.begin());
+    for (Index l = 0; l < n_links; ++l) {
+      if (loop.C_link[l] == 0.0) continue;
+      loop.in_links[loop.in_fill[loop.link_down[l]]++] = l;
+      loop.out_links[loop.out_fill[loop.link_up[l]]++] = l;
+    }
   }
   // Pump: the hydraulic power enters the coolant as heat; the motor loss goes to room air.
   loop.pump_dp = -loop.solver->dp(loop.pump_link);
@@ -455,6 +508,27 @@ void CoolingModel::Impl::solveHydraulics(Loop& loop) {
   for (const Die& die : dies) {
     if (die.kind == ChipKind::Gpu && &loops[die.loop] == &loop) gpu_V_flow[die.chip] = V[die.link];
   }
+}
+
+// Once per step and loop, O(1) unless a solve is due: a standby pump whose switch-over time has
+// come starts, and the viscosity follows the mean loop temperature. A solve that keeps the flow
+// pattern allocates nothing outside Eigen's factorisation (which keeps its work on the stack, see
+// Hydraulics.cpp); a pattern change (flow stopping or starting) rebuilds the sweep order.
+void CoolingModel::Impl::updateHydraulics(Loop& loop, double t) {
+  bool solve = false;
+  if (loop.pending_switches > 0 && t >= loop.switch_time - 1e-9 * std::max(1.0, loop.switch_time)) {
+    loop.pumps_running += loop.pending_switches;
+    loop.pending_switches = 0;
+    loop.switch_time = kNever;
+    solve = true;
+  }
+  const double T_mean = 0.5 * (loop.T_supply + loop.T_return);
+  if (std::abs(T_mean - loop.T_hydraulics) > kViscosityResolveDelta_K) {
+    loop.fluid.mu = loop.coolant->viscosity(T_mean);
+    loop.T_hydraulics = T_mean;
+    solve = true;
+  }
+  if (solve) solveHydraulics(loop);
 }
 
 void CoolingModel::Impl::recordDesignPoint() {
@@ -722,6 +796,8 @@ void CoolingModel::Impl::publish(core::SiteState& state, double dt) {
     cdu_T_facility_supply[c] = loop.T_facility_supply;
     cdu_pump_dp[c] = loop.pump_dp;
     cdu_pump_P[c] = loop.pump_P_electric;
+    cdu_pump_P_hydraulic[c] = loop.pump_P_hydraulic;
+    cdu_pumps_running[c] = loop.pumps_running;
   }
 }
 
@@ -765,8 +841,10 @@ void CoolingModel::initialize(core::SiteState& state) {
   m.initialised = true;
 }
 
-void CoolingModel::advance(double /*t*/, double dt, core::SiteState& state) {
+void CoolingModel::advance(double t, double dt, core::SiteState& state) {
   Impl& m = *impl_;
+  for (auto& loop : m.loops)
+    m.updateHydraulics(loop, t);
   // Heat of the step: the fast models' energies averaged over the macro step.
   for (std::size_t d = 0; d < m.dies.size(); ++d) {
     const Impl::Die& die = m.dies[d];
@@ -820,6 +898,7 @@ void CoolingModel::advance(double /*t*/, double dt, core::SiteState& state) {
   m.E_rejected_water += (Q_out - Q_crah) * dt;
   m.E_cooling_electric += P_cooling * dt;
   m.site_E_balance_residual = m.E_in - m.E_rejected - (m.stored() - m.E_stored_initial);
+  m.now = t + dt;
   m.publish(state, dt);
 }
 
@@ -837,8 +916,21 @@ bool CoolingModel::applyEvent(const core::EventSpec& event, core::SiteState& /*s
         if (loop.cdu->id.str() != event.target) continue;
         if (event.kind == core::EventKind::SetSupplySetpoint) {
           loop.T_supply_set = event.value;
-        } else {
-          loop.pump_speed = event.kind == core::EventKind::PumpTrip ? 0.0 : event.value;
+        } else if (event.kind == core::EventKind::SetPumpSpeed) {
+          loop.pump_speed = event.value;
+          m.solveHydraulics(loop);
+        } else if (loop.pumps_running > 0) {
+          // A duty pump trips for good. A healthy pump that is not running (a standby) starts
+          // after the switch-over time; meanwhile the loop runs on the remaining duty pumps.
+          --loop.pumps_running;
+          --loop.pumps_healthy;
+          const int standby = loop.pumps_healthy - loop.pumps_running - loop.pending_switches;
+          if (standby > 0) {
+            if (loop.pending_switches == 0) {
+              loop.switch_time = m.now + loop.cdu->standby_switchover_time;
+            }
+            ++loop.pending_switches;
+          }
           m.solveHydraulics(loop);
         }
         return true;
@@ -891,8 +983,13 @@ void CoolingModel::declareChannels(core::Recorder& recorder) {
                m.cdu_T_facility_return.data());
   recorder.add({"cdu", "pump_dp", "Pa", "Pressure rise across the secondary pump", ids},
                m.cdu_pump_dp.data());
-  recorder.add({"cdu", "pump_P", "W", "Electrical power of the secondary pump", ids},
+  recorder.add({"cdu", "pump_P", "W", "Electrical power of the secondary pumps", ids},
                m.cdu_pump_P.data());
+  recorder.add({"cdu", "pump_P_hydraulic", "W",
+                "Hydraulic power of the secondary pumps (pressure rise x flow)", ids},
+               m.cdu_pump_P_hydraulic.data());
+  recorder.add({"cdu", "pumps_running", "1", "Secondary pumps running", ids},
+               m.cdu_pumps_running.data());
   recorder.add({"room", "T_air", "K", "Room (hot aisle) air temperature", {}}, &m.room_T);
   recorder.add({"room", "Q_flow_crah", "W", "Heat removed by the CRAH units", {}}, &m.Q_crah);
   recorder.add({"site",
@@ -959,6 +1056,21 @@ double CoolingModel::cduSupplyTemperature(std::size_t cdu) const {
 }
 double CoolingModel::cduSecondaryFlow(std::size_t cdu) const {
   return impl_->loops.at(cdu).V_secondary;
+}
+int CoolingModel::cduPumpsRunning(std::size_t cdu) const {
+  return impl_->loops.at(cdu).pumps_running;
+}
+double CoolingModel::cduHydraulicTemperature(std::size_t cdu) const {
+  return impl_->loops.at(cdu).T_hydraulics;
+}
+double CoolingModel::cduPumpHydraulicPower(std::size_t cdu) const {
+  return impl_->loops.at(cdu).pump_P_hydraulic;
+}
+double CoolingModel::cduPumpHead(std::size_t cdu) const {
+  return impl_->loops.at(cdu).pump_dp;
+}
+int CoolingModel::hydraulicSolves() const {
+  return impl_->hydraulic_solves;
 }
 double CoolingModel::maxGpuJunctionTemperature() const {
   return impl_->max_gpu_T;

@@ -13,6 +13,7 @@
 #include <numbers>
 
 #include "racktwin/core/Error.hpp"
+#include "racktwin/core/Units.hpp"
 
 namespace racktwin::thermal {
 namespace {
@@ -172,6 +173,22 @@ void curveSegment(const std::vector<double>& x, const std::vector<double>& y, do
   *y0 = y[k1] - *slope * x[k1];
 }
 
+// A tabulated drop at |Q| >= 0 (core::PressureDropTable): piecewise linear from the origin
+// through the points, the last segment extended; the slope of the segment is returned in *slope.
+double tableDp(const core::PressureDropTable& t, double q, double* slope) {
+  const std::vector<double>& V = t.V_flow;
+  const std::vector<double>& dp = t.dp;
+  if (q <= V.front()) {
+    *slope = dp.front() / V.front();
+    return *slope * q;
+  }
+  std::size_t k = 1;  // segment from point k-1 to point k
+  while (k + 1 < V.size() && V[k] < q)
+    ++k;
+  *slope = (dp[k] - dp[k - 1]) / (V[k] - V[k - 1]);
+  return dp[k - 1] + *slope * (q - V[k - 1]);
+}
+
 // An open valve: its minor loss, or a near-zero linear loss without one (EPANET's valvecoeff).
 double openValveDp(double m, double Q, const Limits& lim, double* gradient) {
   if (m > 0.0) {
@@ -186,6 +203,40 @@ double openValveDp(double m, double Q, const Limits& lim, double* gradient) {
   }
   *gradient = lim.c_small;
   return lim.c_small * Q;
+}
+
+// dp and gradient of one pump of a pump link (the speed and curve of `law`).
+double singlePumpDp(const LinkLaw& law, double Q, const Limits& lim, double* gradient) {
+  const double s = law.pump.speed;
+  const PumpCurve& curve = law.pump_curve;
+  if (curve.form == PumpCurve::Form::Quadratic) {
+    // dp_a_b = -(s^2 dp0 - dp0 (V/Vmax)|V/Vmax|): the pump raises pressure from a to b.
+    const core::PumpSpec& p = law.pump;
+    const double x = Q / p.V_flow_max;
+    const double rise = s * s * p.dp_shutoff - p.dp_shutoff * x * std::abs(x);
+    const double slope = 2.0 * p.dp_shutoff * std::abs(x) / p.V_flow_max;
+    *gradient = std::max(slope, 1e-3 * p.dp_shutoff / p.V_flow_max);
+    return -rise;
+  }
+  if (curve.form == PumpCurve::Form::Table) {
+    // EPANET's custom curve: the segment at |Q|/s, scaled by the affinity laws.
+    double y0 = 0.0, slope = 0.0;
+    curveSegment(curve.V_flow, curve.dp_rise, std::abs(Q) / s, &y0, &slope);
+    const double g = std::max(-slope * s, lim.rq_tol);
+    *gradient = g;
+    return -y0 * s * s + g * Q;
+  }
+  // Power curve: dp = -s^2 dp0 + r s^(2-n) |Q|^(n-1) Q (EPANET's pumpcoeff).
+  const double r = curve.r * std::pow(s, 2.0 - curve.n);
+  const double q = std::abs(Q);
+  double g = curve.n * r * std::pow(q, curve.n - 1.0);
+  if (g < lim.rq_tol) {
+    g = lim.rq_tol;
+    *gradient = g;
+    return -s * s * curve.dp0 + g * Q;
+  }
+  *gradient = g;
+  return -s * s * curve.dp0 + g * Q / curve.n;
 }
 
 // dp and gradient of a link in its open (or, for valves, the given) state.
@@ -254,37 +305,22 @@ double evaluate(const LinkLaw& law, const LinkCoeff& c, double Q, const FluidSta
       *gradient = p.exponent * dp / a;
       return Q >= 0.0 ? dp : -dp;
     }
+    case LinkLaw::Kind::Table: {
+      // Odd, monotone, piecewise linear: every segment's slope is positive (core's contract).
+      double slope = 0.0;
+      const double dp = tableDp(law.table, std::abs(Q), &slope);
+      *gradient = law.dp_scale * slope;
+      return law.dp_scale * (Q >= 0.0 ? dp : -dp);
+    }
     case LinkLaw::Kind::Pump: {
-      const double s = law.pump.speed;
-      const PumpCurve& curve = law.pump_curve;
-      if (curve.form == PumpCurve::Form::Quadratic) {
-        // dp_a_b = -(s^2 dp0 - dp0 (V/Vmax)|V/Vmax|): the pump raises pressure from a to b.
-        const core::PumpSpec& p = law.pump;
-        const double x = Q / p.V_flow_max;
-        const double rise = s * s * p.dp_shutoff - p.dp_shutoff * x * std::abs(x);
-        const double slope = 2.0 * p.dp_shutoff * std::abs(x) / p.V_flow_max;
-        *gradient = std::max(slope, 1e-3 * p.dp_shutoff / p.V_flow_max);
-        return -rise;
-      }
-      if (curve.form == PumpCurve::Form::Table) {
-        // EPANET's custom curve: the segment at |Q|/s, scaled by the affinity laws.
-        double y0 = 0.0, slope = 0.0;
-        curveSegment(curve.V_flow, curve.dp_rise, std::abs(Q) / s, &y0, &slope);
-        const double g = std::max(-slope * s, lim.rq_tol);
-        *gradient = g;
-        return -y0 * s * s + g * Q;
-      }
-      // Power curve: dp = -s^2 dp0 + r s^(2-n) |Q|^(n-1) Q (EPANET's pumpcoeff).
-      const double r = curve.r * std::pow(s, 2.0 - curve.n);
-      const double q = std::abs(Q);
-      double g = curve.n * r * std::pow(q, curve.n - 1.0);
-      if (g < lim.rq_tol) {
-        g = lim.rq_tol;
-        *gradient = g;
-        return -s * s * curve.dp0 + g * Q;
-      }
-      *gradient = g;
-      return -s * s * curve.dp0 + g * Q / curve.n;
+      // N identical pumps in parallel: each carries Q/N at the link's dp, so dp(Q) is the single
+      // pump's dp at Q/N and the gradient is the single pump's gradient over N.
+      RACKTWIN_ASSERT(law.pumps_parallel >= 1, "at least one pump in a pump link");
+      const double n = law.pumps_parallel;
+      double g = 0.0;
+      const double dp = singlePumpDp(law, Q / n, lim, &g);
+      *gradient = g / n;
+      return dp;
     }
     case LinkLaw::Kind::Valve: {
       const ValveSpec& v = law.valve;
@@ -466,6 +502,23 @@ LinkLaw LinkLaw::makePowerLaw(const core::PowerLawDrop& drop) {
   law.power_law = drop;
   return law;
 }
+LinkLaw LinkLaw::makeTable(const core::PressureDropTable& table) {
+  const std::vector<double>& V = table.V_flow;
+  const std::vector<double>& dp = table.dp;
+  RACKTWIN_ASSERT(V.size() >= 2 && V.size() == dp.size(), "a table needs two points or more");
+  RACKTWIN_ASSERT(V.front() > 0.0 && dp.front() > 0.0, "table values must be positive");
+  for (std::size_t i = 1; i < V.size(); ++i) {
+    RACKTWIN_ASSERT(V[i] > V[i - 1] && dp[i] > dp[i - 1], "table values must increase strictly");
+  }
+  LinkLaw law;
+  law.kind = Kind::Table;
+  law.table = table;
+  return law;
+}
+LinkLaw LinkLaw::makeDrop(const core::PressureDropLaw& drop) {
+  return drop.form == core::PressureDropLaw::Form::Table ? makeTable(drop.table)
+                                                         : makePowerLaw(drop.power_law);
+}
 LinkLaw LinkLaw::makePump(const core::PumpSpec& pump) {
   LinkLaw law;
   law.kind = Kind::Pump;
@@ -492,6 +545,12 @@ LinkLaw LinkLaw::makeValve(const ValveSpec& valve) {
   law.valve = valve;
   law.status = LinkStatus::Active;
   return law;
+}
+
+core::PowerLawDrop powerLawFromCv(double Cv, double specific_gravity) {
+  RACKTWIN_ASSERT(Cv > 0.0 && specific_gravity > 0.0, "Cv and specific gravity must be positive");
+  constexpr double kGallonPerMinute = core::kUsGallon_m3 / 60.0;  // m3/s
+  return core::PowerLawDrop{specific_gravity * core::kPsi_Pa, Cv * kGallonPerMinute, 2.0};
 }
 
 double linkDp(const LinkLaw& law, double V_flow, const FluidState& fluid, double* gradient) {
@@ -549,7 +608,8 @@ HydraulicSolver::HydraulicSolver(const core::FlowNetwork& network, std::vector<L
     const LinkLaw& law = laws_[l];
     double scale = 1e-5;
     if (law.kind == LinkLaw::Kind::PowerLaw) scale = 0.1 * law.power_law.V_flow_nominal;
-    if (law.kind == LinkLaw::Kind::Pump) scale = 0.1 * law.pump.V_flow_max;
+    if (law.kind == LinkLaw::Kind::Pump) scale = 0.1 * law.pump.V_flow_max * law.pumps_parallel;
+    if (law.kind == LinkLaw::Kind::Table) scale = 0.1 * law.table.V_flow.back();
     V_flow_[l] = scale;
   }
 }
@@ -664,6 +724,9 @@ void HydraulicSolver::initialiseFlows() {
         break;
       case LinkLaw::Kind::PowerLaw:
         V = 0.1 * law.power_law.V_flow_nominal;
+        break;
+      case LinkLaw::Kind::Table:
+        V = 0.1 * law.table.V_flow.back();
         break;
       case LinkLaw::Kind::Pump:
         if (law.pump_curve.form == PumpCurve::Form::Quadratic) {

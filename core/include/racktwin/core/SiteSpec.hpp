@@ -18,6 +18,23 @@ struct PowerLawDrop {
   double exponent = 2.0;        // 1 = laminar, 2 = fully turbulent
 };
 
+/// A tabulated pressure drop (strainers, manifolds, heat-exchanger sides): dp[i] at V_flow[i],
+/// both strictly increasing and positive, at least two points. The law runs piecewise linear from
+/// (0, 0) through the points, continues along its last segment beyond the last point, and is odd
+/// in V_flow; its gradient is therefore positive everywhere.
+struct PressureDropTable {
+  std::vector<double> V_flow;  // m3/s
+  std::vector<double> dp;      // Pa
+};
+
+/// The pressure-drop law of a passive component, as its data file gives it.
+struct PressureDropLaw {
+  enum class Form : std::uint8_t { PowerLaw, Table };
+  Form form = Form::PowerLaw;
+  PowerLawDrop power_law;   // Form::PowerLaw
+  PressureDropTable table;  // Form::Table
+};
+
 /// A straight pipe or hose: Darcy-Weisbach friction, split into `cells` upwind volumes for heat
 /// transport (numerical diffusion of one cell, see docs/ARCHITECTURE.md).
 struct PipeSpec {
@@ -80,8 +97,11 @@ struct RackTypeSpec {
   double cpu_P_busy = 0.0;          // W per CPU while a job runs
   double switch_P_busy = 0.0;       // W per NVSwitch while a job runs
   PowerLawDrop quick_disconnect;    // one QD; each tray has one on supply and one on return
-  PipeSpec manifold_segment;        // header pipe between two tray taps
-  PipeSpec hose;                    // CDU <-> rack manifold, each way
+  /// The QD's flow coefficient Cv (US gpm at 1 psi, specific gravity 1) when its data file gives
+  /// one, else 0. The loader converts it to `quick_disconnect` for the coolant of the rack's loop.
+  double quick_disconnect_Cv = 0.0;
+  PipeSpec manifold_segment;  // header pipe between two tray taps
+  PipeSpec hose;              // CDU <-> rack manifold, each way
   PowerShelfSpec power;
 };
 
@@ -128,15 +148,22 @@ struct CduSpec {
   double approach_nominal = 0.0;          // K, secondary supply - facility supply at rating
   double secondary_V_flow_nominal = 0.0;  // m3/s
   double facility_V_flow_nominal = 0.0;   // m3/s at a fully open valve
-  PowerLawDrop hx_secondary_dp;
+  PressureDropLaw hx_secondary_dp;
   double hx_secondary_volume = 0.0;  // m3
-  PumpSpec pump;
-  double T_supply_set = 0.0;         // K, secondary supply set-point
-  double valve_gain = 0.0;           // 1/K, PI proportional gain on opening
-  double valve_integral_time = 0.0;  // s
-  double valve_opening_min = 0.0;    // fraction
-  double valve_stroke_time = 0.0;    // s, 0 to 100 %
-  RowHeaderSpec headers;             // row headers to the racks (scenario), none by default
+  /// Optional strainer in series after the exchanger's secondary side (its own link).
+  bool has_strainer = false;
+  PressureDropLaw strainer_dp;
+  double strainer_volume = 0.0;          // m3
+  PumpSpec pump;                         // one pump; pumps_duty identical pumps run in parallel
+  int pumps_installed = 1;               // duty + standby
+  int pumps_duty = 1;                    // running in normal operation
+  double standby_switchover_time = 0.0;  // s from a duty pump's trip until a standby pump runs
+  double T_supply_set = 0.0;             // K, secondary supply set-point
+  double valve_gain = 0.0;               // 1/K, PI proportional gain on opening
+  double valve_integral_time = 0.0;      // s
+  double valve_opening_min = 0.0;        // fraction
+  double valve_stroke_time = 0.0;        // s, 0 to 100 %
+  RowHeaderSpec headers;                 // row headers to the racks (scenario), none by default
 };
 
 struct CoolantSpec {
@@ -185,6 +212,9 @@ struct EventSpec {
   double value = 0.0;
   SourceLocation where;  // for messages about the event
 };
+
+/// Most macro steps a run may take: a duration/step typo must fail at once, not run for days.
+constexpr double kMaxSimulationSteps = 1.0e9;
 
 struct SimulationSpec {
   double duration = 0.0;          // s

@@ -2,11 +2,19 @@
 // CoolingModel: the liquid and air cooling of the site as one slow (macro-step) model.
 //
 // Per CDU, one secondary loop: expansion tank (pressure reference, pump suction) -> pump -> plate
-// heat exchanger (hot side) -> supply hose -> rack supply manifold -> per tray: quick disconnect,
-// cold plates in parallel, quick disconnect -> return manifold (direct return) -> return hose ->
-// tank. Flows come from the hydraulic solver (re-solved when a pump changes). The racks' hoses
-// join the CDU directly (racks in parallel at the CDU) or tap row supply and return headers, with
-// direct or reverse return (core::RowHeaderSpec); header segments carry heat like other pipes.
+// heat exchanger (hot side) -> optional strainer -> supply hose -> rack supply manifold -> per
+// tray: quick disconnect, cold plates in parallel, quick disconnect -> return manifold (direct
+// return) -> return hose -> tank. The racks' hoses join the CDU directly (racks in parallel at the
+// CDU) or tap row supply and return headers, with direct or reverse return (core::RowHeaderSpec);
+// header segments carry heat like other pipes.
+//
+// Flows come from the hydraulic solver, solved again when a pump changes and when the mean loop
+// temperature (mean of supply and return) has moved more than 2 K since the last solve: the
+// coolant's viscosity follows it (density and heat capacity stay at the set-point values).
+//
+// Pumps: the CDU's duty pumps run in parallel. A trip stops one for good; a standby pump, if the
+// CDU has a healthy one, starts after the standby switch-over time (checked at the start of each
+// step, so the switch happens at the first step that begins at or after it).
 //
 // Heat transport: every link is split into upwind volumes ("cells"), advanced with implicit Euler,
 // which is unconditionally stable and free of overshoot at any step. Each chip is a case node with
@@ -46,8 +54,13 @@ class CoolingModel : public core::Model {
   double heatRejected() const;          // J since initialize
   double largestMassImbalance() const;  // m3/s, over every junction of every loop
   double cduSupplyTemperature(std::size_t cdu) const;
-  double cduSecondaryFlow(std::size_t cdu) const;     // m3/s
-  double maxGpuJunctionTemperature() const;           // K, over the run so far
+  double cduSecondaryFlow(std::size_t cdu) const;         // m3/s
+  int cduPumpsRunning(std::size_t cdu) const;             // secondary pumps running now
+  double cduHydraulicTemperature(std::size_t cdu) const;  // K, of the last solve's viscosity
+  double cduPumpHydraulicPower(std::size_t cdu) const;    // W, rise x flow
+  double cduPumpHead(std::size_t cdu) const;              // Pa, pressure rise across the pumps
+  int hydraulicSolves() const;                            // since construction
+  double maxGpuJunctionTemperature() const;               // K, over the run so far
   std::span<const double> trayFlows() const;          // m3/s per tray, trays of all racks in order
   std::span<const double> rackFlows() const;          // m3/s per rack (supply hose), site order
   std::span<const double> gpuColdPlateFlows() const;  // m3/s per GPU, layout order

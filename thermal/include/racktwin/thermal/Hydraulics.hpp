@@ -10,8 +10,9 @@
 // A network without elevations (the coolant loops) simply has p* = p. Nodes are junctions (an
 // unknown potential and a demand) or fixed-potential nodes (reservoirs, tanks held at a level, the
 // expansion tank). Links are pipes (Darcy-Weisbach or Hazen-Williams, minor losses, optional check
-// valve), power-law components, pumps (quadratic, EPANET power or tabulated curves, affinity laws)
-// and EPANET's valves (PRV, PSV, PBV, FCV, TCV, GPV) with EPANET's status logic.
+// valve), power-law and tabulated components, pumps (quadratic, EPANET power or tabulated curves,
+// affinity laws, identical pumps in parallel) and EPANET's valves (PRV, PSV, PBV, FCV, TCV, GPV)
+// with EPANET's status logic.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -90,18 +91,22 @@ enum class LinkStatus : std::uint8_t { Open, Closed, Active };
 
 /// The pressure-drop law dp = p*_a - p*_b of one link as a function of its volume flow.
 struct LinkLaw {
-  enum class Kind : std::uint8_t { Pipe, PowerLaw, Pump, HazenWilliams, Valve };
+  enum class Kind : std::uint8_t { Pipe, PowerLaw, Pump, HazenWilliams, Valve, Table };
   /// Darcy friction factor of Kind::Pipe. SwameeJain: laminar, linear transition, Swamee-Jain
   /// (the coolant loops); Epanet: laminar, Dunlop's cubic transition, Swamee-Jain, analytic
   /// gradient (src/hydcoeffs.c); Colebrook: laminar, linear transition, Colebrook-White.
   enum class Friction : std::uint8_t { SwameeJain, Epanet, Colebrook };
 
   Kind kind = Kind::PowerLaw;
-  core::PipeSpec pipe;           // Kind::Pipe, Kind::HazenWilliams: length, diameter, roughness
-  core::PowerLawDrop power_law;  // Kind::PowerLaw: cold plates, QDs, HX sides
-  core::PumpSpec pump;           // Kind::Pump: dp rises across the pump; pump.speed for every form
-  PumpCurve pump_curve;          // Kind::Pump: the curve (Quadratic uses `pump`)
-  ValveSpec valve;               // Kind::Valve
+  core::PipeSpec pipe;            // Kind::Pipe, Kind::HazenWilliams: length, diameter, roughness
+  core::PowerLawDrop power_law;   // Kind::PowerLaw: cold plates, QDs, HX sides
+  core::PressureDropTable table;  // Kind::Table: strainers, HX sides (see core::PressureDropTable)
+  core::PumpSpec pump;            // Kind::Pump: dp rises across the pump; pump.speed for every form
+  PumpCurve pump_curve;           // Kind::Pump: the curve (Quadratic uses `pump`)
+  /// Kind::Pump: identical pumps in parallel at one speed, >= 1. Each carries V/N, so the curve is
+  /// the single pump's curve at V/N: dp = s^2 dp0 - dp0 (V / (N V_max))^2 for the quadratic form.
+  int pumps_parallel = 1;
+  ValveSpec valve;  // Kind::Valve
   Friction friction = Friction::SwameeJain;
   double hazen_williams_C = 0.0;  // Kind::HazenWilliams roughness coefficient
   double minor_loss = 0.0;        // pipes: K, dp += K rho v^2 / 2
@@ -111,6 +116,10 @@ struct LinkLaw {
 
   static LinkLaw makePipe(const core::PipeSpec& pipe);
   static LinkLaw makePowerLaw(const core::PowerLawDrop& law);
+  /// A tabulated law; asserts the table is valid (the loader checks data files).
+  static LinkLaw makeTable(const core::PressureDropTable& table);
+  /// A power law or a table, as the component's data gives it.
+  static LinkLaw makeDrop(const core::PressureDropLaw& law);
   static LinkLaw makePump(const core::PumpSpec& pump);
   static LinkLaw makeHazenWilliams(const core::PipeSpec& pipe, double C);
   static LinkLaw makePump(const PumpCurve& curve, double speed);
@@ -122,6 +131,15 @@ struct FluidState {
   double mu = 1e-3;     // Pa s
   double g = 9.80665;   // m/s2: converts heads (Hazen-Williams, tolerances) to pressures
 };
+
+/// Reference density of the flow coefficient Cv: water at 60 degF (15.6 degC), kg/m3.
+inline constexpr double kCvReferenceDensity = 999.0;
+
+/// The power law of a component given by its flow coefficient Cv: the flow in US gallons per
+/// minute of water at 60 degF (specific gravity 1) at a pressure drop of 1 psi (ANSI/ISA-75.01.01,
+/// "Flow Equations for Sizing Control Valves", turbulent incompressible flow: Q = Cv sqrt(dp/SG)).
+/// Hence dp = SG (Q / Cv)^2 psi: dp_nominal = SG psi at V_flow_nominal = Cv gpm, exponent 2.
+core::PowerLawDrop powerLawFromCv(double Cv, double specific_gravity);
 
 /// Darcy friction factor: 64/Re below Re 2000, Swamee-Jain above 4000, linear in Re between.
 double darcyFrictionFactor(double Re, double relative_roughness);
