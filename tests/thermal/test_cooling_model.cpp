@@ -148,3 +148,27 @@ TEST_CASE("The 72 GPU cold plates of a rack share flow as their equivalent resis
   for (double V_plate : V)
     CHECK(V_plate == Approx(Q_compute_tray / 6.0).epsilon(1e-6));
 }
+
+TEST_CASE("Long macro steps give the short-step answer without control oscillation", "[thermal]") {
+  // A sampled PI controller is stable only when sampled faster than the loop responds; the model
+  // cycles long steps internally, so 100 s steps must settle where 1 s steps do.
+  const double P = 1200.0;
+  Rig fine(test::smallSite(4, 2));
+  Rig coarse(test::smallSite(4, 2));
+  for (int i = 0; i < 3600; ++i)
+    fine.step(P, 1.0);
+  double lowest = 1e9, highest = 0.0;
+  for (int i = 0; i < 36; ++i) {
+    coarse.step(P, 100.0);
+    if (i >= 18) {  // the second half hour: settled
+      lowest = std::min(lowest, coarse.model.cduSupplyTemperature(0));
+      highest = std::max(highest, coarse.model.cduSupplyTemperature(0));
+    }
+  }
+  CHECK(highest - lowest < 0.05);
+  CHECK(coarse.model.cduSupplyTemperature(0)
+        == Approx(fine.model.cduSupplyTemperature(0)).margin(0.05));
+  for (std::size_t g = 0; g < fine.state.gpu_T_junction.size(); ++g) {
+    CHECK(coarse.state.gpu_T_junction[g] == Approx(fine.state.gpu_T_junction[g]).margin(0.05));
+  }
+}

@@ -29,6 +29,8 @@ constexpr double kQuickDisconnectVolume = 5e-6;  // m3, estimate: a UQD-class co
 // iteration, so this bounds only the error in the link laws; tighter values reach round-off in
 // networks with near-lossless headers, where flows follow from tiny pressure differences.
 constexpr double kHydraulicTolerance = 1e-7;
+// Longest interval between two samples of the CDU valve controller, s (see advance()).
+constexpr double kControlStep = 2.0;
 // The loop's viscosity follows its mean temperature (mean of supply and return): the hydraulics
 // are solved again when that mean has moved more than this since the last solve.
 constexpr double kViscosityResolveDelta_K = 2.0;
@@ -160,6 +162,8 @@ struct CoolingModel::Impl {
   void updateHydraulics(Loop& loop, double t);
   void updateDieResistances(const Loop& loop);
   void recordDesignPoint();
+  /// One implicit thermal step of length h with the step's chip heat and air heat Q_air.
+  void cycle(double h, double Q_air);
   void controlValve(Loop& loop, double dt);
   void sweep(Loop& loop, double dt);
   double stored() const;
@@ -843,8 +847,6 @@ void CoolingModel::initialize(core::SiteState& state) {
 
 void CoolingModel::advance(double t, double dt, core::SiteState& state) {
   Impl& m = *impl_;
-  for (auto& loop : m.loops)
-    m.updateHydraulics(loop, t);
   // Heat of the step: the fast models' energies averaged over the macro step.
   for (std::size_t d = 0; d < m.dies.size(); ++d) {
     const Impl::Die& die = m.dies[d];
@@ -853,53 +855,67 @@ void CoolingModel::advance(double t, double dt, core::SiteState& state) {
                                                                : state.switch_E_step;
     m.die_P[d] = E[die.chip] / dt;
   }
-  std::copy(m.die_T.begin(), m.die_T.end(), m.die_T_old.begin());
-  std::copy(m.cell_T.begin(), m.cell_T.end(), m.cell_T_old.begin());
+  double Q_air = 0.0;
+  for (double E : state.rack_air_E_step)
+    Q_air += E / dt;
 
-  double Q_in = 0.0;
-  for (double P : m.die_P)
+  // Transport is implicit and stable at any step, but the valve PI is a sampled controller: one
+  // sampled far slower than the loop responds (tens of seconds) overshoots and oscillates. Long
+  // macro steps are therefore cycled in sub-steps of at most kControlStep.
+  const int cycles = std::max(1, static_cast<int>(std::ceil(dt / kControlStep - 1e-9)));
+  const double h = dt / cycles;
+  for (int k = 0; k < cycles; ++k) {
+    const double t_k = t + k * h;
+    for (auto& loop : m.loops)
+      m.updateHydraulics(loop, t_k);
+    m.cycle(h, Q_air);
+  }
+  m.now = t + dt;
+  m.publish(state, dt);
+}
+
+void CoolingModel::Impl::cycle(double h, double Q_air) {
+  std::copy(die_T.begin(), die_T.end(), die_T_old.begin());
+  std::copy(cell_T.begin(), cell_T.end(), cell_T_old.begin());
+
+  double Q_in = Q_air;
+  for (double P : die_P)
     Q_in += P;
   double Q_out = 0.0;
-  double Q_room = 0.0;
+  double Q_room = Q_air;
   double P_cooling = 0.0;
-  for (auto& loop : m.loops) {
-    m.controlValve(loop, dt);
-    m.sweep(loop, dt);
+  for (auto& loop : loops) {
+    controlValve(loop, h);
+    sweep(loop, h);
     Q_in += loop.pump_P_electric;  // hydraulic part into the coolant, motor loss into the room
     Q_room += loop.pump_P_electric - loop.pump_P_hydraulic;
     Q_out += loop.Q_hx;
     P_cooling += loop.pump_P_electric;
   }
 
-  // Room air node, implicit: C (T - T_old)/dt = Q_room - Q_crah(T), Q_crah = G (T - T_sa) in
+  // Room air node, implicit: C (T - T_old)/h = Q_room - Q_crah(T), Q_crah = G (T - T_sa) in
   // [0, capacity].
-  for (double E : state.rack_air_E_step) {
-    Q_room += E / dt;
-    Q_in += E / dt;
+  room_T_old = room_T;
+  const double store = room.heat_capacity / h;
+  const double G = room.crah_conductance;
+  double T = (store * room_T_old + Q_room + G * room.T_supply_air) / (store + G);
+  double Q_crah_now = G * (T - room.T_supply_air);
+  if (Q_crah_now > room.crah_Q_flow_max || Q_crah_now < 0.0) {
+    Q_crah_now = std::clamp(Q_crah_now, 0.0, room.crah_Q_flow_max);
+    T = room_T_old + (Q_room - Q_crah_now) / store;
   }
-  m.room_T_old = m.room_T;
-  const double store = m.room.heat_capacity / dt;
-  const double G = m.room.crah_conductance;
-  double T = (store * m.room_T_old + Q_room + G * m.room.T_supply_air) / (store + G);
-  double Q_crah = G * (T - m.room.T_supply_air);
-  if (Q_crah > m.room.crah_Q_flow_max || Q_crah < 0.0) {
-    Q_crah = std::clamp(Q_crah, 0.0, m.room.crah_Q_flow_max);
-    T = m.room_T_old + (Q_room - Q_crah) / store;
-  }
-  m.room_T = T;
-  m.Q_crah = Q_crah;
-  m.crah_P_fan = m.room.crah_fan_power_fraction * Q_crah;
-  P_cooling += m.crah_P_fan;
-  Q_out += Q_crah;
+  room_T = T;
+  Q_crah = Q_crah_now;
+  crah_P_fan = room.crah_fan_power_fraction * Q_crah_now;
+  P_cooling += crah_P_fan;
+  Q_out += Q_crah_now;
 
-  m.E_in += Q_in * dt;
-  m.E_rejected += Q_out * dt;
-  m.E_rejected_air += Q_crah * dt;
-  m.E_rejected_water += (Q_out - Q_crah) * dt;
-  m.E_cooling_electric += P_cooling * dt;
-  m.site_E_balance_residual = m.E_in - m.E_rejected - (m.stored() - m.E_stored_initial);
-  m.now = t + dt;
-  m.publish(state, dt);
+  E_in += Q_in * h;
+  E_rejected += Q_out * h;
+  E_rejected_air += Q_crah_now * h;
+  E_rejected_water += (Q_out - Q_crah_now) * h;
+  E_cooling_electric += P_cooling * h;
+  site_E_balance_residual = E_in - E_rejected - (stored() - E_stored_initial);
 }
 
 bool CoolingModel::applyEvent(const core::EventSpec& event, core::SiteState& /*state*/) {
