@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <span>
 #include <unordered_map>
 
 #include "racktwin/core/Error.hpp"
@@ -32,10 +34,36 @@ struct Token {
   int column = 0;
 };
 
+// A line's tokens live in one flat vector for the whole file (no allocation per line).
 struct Line {
   int number = 0;
-  std::vector<Token> tokens;
+  std::span<const Token> tokens;
+  std::uint32_t first = 0;  // index of the first token in the flat vector while splitting
 };
+
+// The key of an error message ("[PIPES] P12"), put together only when reading fails.
+struct Key {
+  std::string_view prefix;
+  std::string_view id;
+  Key(const char* text) : prefix(text) {}         // NOLINT: implicit, like a string
+  Key(const std::string& text) : prefix(text) {}  // NOLINT
+  Key(std::string_view section, std::string_view name) : prefix(section), id(name) {}
+  std::string str() const {
+    std::string out(prefix);
+    out += id;
+    return out;
+  }
+};
+
+// Id maps looked up with the std::string_view of a token, without a temporary string.
+struct IdHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view id) const noexcept {
+    return std::hash<std::string_view>{}(id);
+  }
+};
+template <typename T>
+using IdMap = std::unordered_map<std::string, T, IdHash, std::equal_to<>>;
 
 enum class Section : std::uint8_t {
   Title,
@@ -86,6 +114,11 @@ std::string upper(std::string_view text) {
   return out;
 }
 
+// std::isspace in the C locale, inlined: it is called for every character of the file.
+constexpr bool blank(char c) {
+  return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
 bool is(const Token& token, const char* keyword) {
   const std::string_view k(keyword);
   if (token.text.size() < k.size()) return false;
@@ -103,12 +136,12 @@ class Reader {
   EpanetModel read();
 
  private:
-  [[noreturn]] void fail(const Line& line, std::size_t token, const std::string& key,
+  [[noreturn]] void fail(const Line& line, std::size_t token, const Key& key,
                          const std::string& message) const {
     const int column = token < line.tokens.size() ? line.tokens[token].column : 0;
-    throw core::InputError({model_.path, line.number, column}, key, message);
+    throw core::InputError({model_.path, line.number, column}, key.str(), message);
   }
-  double number(const Line& line, std::size_t token, const std::string& key) const {
+  double number(const Line& line, std::size_t token, const Key& key) const {
     if (token >= line.tokens.size()) fail(line, token, key, "missing value");
     const std::string_view text = line.tokens[token].text;
     double value = 0.0;
@@ -118,32 +151,38 @@ class Reader {
     }
     return value;
   }
-  void need(const Line& line, std::size_t count, const std::string& key) const {
+  void need(const Line& line, std::size_t count, const Key& key) const {
     if (line.tokens.size() < count) {
       fail(line, line.tokens.size(), key,
            "expected at least " + std::to_string(count) + " fields, found "
                + std::to_string(line.tokens.size()));
     }
   }
-  Index node(const Line& line, std::size_t token, const std::string& key) const {
-    const std::string id(line.tokens.at(token).text);
+  Index node(const Line& line, std::size_t token, const Key& key) const {
+    if (token >= line.tokens.size()) fail(line, token, key, "missing node id");
+    const std::string_view id = line.tokens[token].text;
     const auto it = node_index_.find(id);
-    if (it == node_index_.end()) fail(line, token, key, "node '" + id + "' is not defined");
+    if (it == node_index_.end())
+      fail(line, token, key, "node '" + std::string(id) + "' is not defined");
     return it->second;
   }
-  Index link(const Line& line, std::size_t token, const std::string& key) const {
-    const std::string id(line.tokens.at(token).text);
+  Index link(const Line& line, std::size_t token, const Key& key) const {
+    if (token >= line.tokens.size()) fail(line, token, key, "missing link id");
+    const std::string_view id = line.tokens[token].text;
     const auto it = link_index_.find(id);
-    if (it == link_index_.end()) fail(line, token, key, "link '" + id + "' is not defined");
+    if (it == link_index_.end())
+      fail(line, token, key, "link '" + std::string(id) + "' is not defined");
     return it->second;
   }
-  int pattern(const Line& line, std::size_t token, const std::string& key) const {
-    const std::string id(line.tokens.at(token).text);
+  int pattern(const Line& line, std::size_t token, const Key& key) const {
+    if (token >= line.tokens.size()) fail(line, token, key, "missing pattern id");
+    const std::string_view id = line.tokens[token].text;
     const auto it = pattern_index_.find(id);
-    if (it == pattern_index_.end()) fail(line, token, key, "pattern '" + id + "' is not defined");
+    if (it == pattern_index_.end())
+      fail(line, token, key, "pattern '" + std::string(id) + "' is not defined");
     return it->second;
   }
-  double seconds(const Line& line, std::size_t token, const std::string& key) const;
+  double seconds(const Line& line, std::size_t token, const Key& key) const;
 
   void split(const std::string& text);
   void readOptions();
@@ -157,7 +196,7 @@ class Reader {
   void readControls();
   Index addNode(const Line& line, EpanetNode node);
   Index addLink(const Line& line, Index a, Index b, EpanetLink link, LinkLaw law);
-  void applyStatus(Index link, const Line& line, std::size_t token, const std::string& key,
+  void applyStatus(Index link, const Line& line, std::size_t token, const Key& key,
                    std::optional<LinkStatus>* status, std::optional<double>* setting) const;
 
   double flow(double file_value) const { return file_value / flow_factor_ * kCubicFoot; }
@@ -166,13 +205,14 @@ class Reader {
 
   EpanetModel model_;
   std::array<std::vector<Line>, static_cast<std::size_t>(Section::Count)> lines_;
-  std::unordered_map<std::string, Index> node_index_, link_index_;
-  std::unordered_map<std::string, int> pattern_index_;
+  std::vector<Token> tokens_;  // every line's tokens, in file order
+  IdMap<Index> node_index_, link_index_;
+  IdMap<int> pattern_index_;
   struct Curve {
     std::vector<double> x, y;
     int line = 0;
   };
-  std::unordered_map<std::string, Curve> curves_;
+  IdMap<Curve> curves_;
   double flow_factor_ = 448.831;  // file flow units per cfs
   bool hazen_williams_ = true;
   double rho_g_ = 0.0;
@@ -184,6 +224,9 @@ void Reader::split(const std::string& text) {
   bool in_section = false;
   int number = 0;
   std::size_t begin = 0;
+  // Counting lines first lets every container be sized once.
+  const auto line_count = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+  tokens_.reserve(text.size() / 4 + 16);  // a token and its separator take 4 bytes or more
   while (begin <= text.size()) {
     std::size_t end = text.find('\n', begin);
     if (end == std::string::npos) end = text.size();
@@ -194,48 +237,63 @@ void Reader::split(const std::string& text) {
     if (comment != std::string_view::npos) raw = raw.substr(0, comment);
     Line line;
     line.number = number;
+    line.first = static_cast<std::uint32_t>(tokens_.size());
     for (std::size_t i = 0; i < raw.size();) {
-      while (i < raw.size() && std::isspace(static_cast<unsigned char>(raw[i])))
+      while (i < raw.size() && blank(raw[i]))
         ++i;
       if (i >= raw.size()) break;
       std::size_t j = i;
       if (raw[i] == '"') {  // quoted ids may contain spaces
         j = raw.find('"', i + 1);
         if (j == std::string_view::npos) j = raw.size();
-        line.tokens.push_back({raw.substr(i + 1, j - i - 1), static_cast<int>(i + 1)});
+        tokens_.push_back({raw.substr(i + 1, j - i - 1), static_cast<int>(i + 1)});
         i = j + 1;
         continue;
       }
-      while (j < raw.size() && !std::isspace(static_cast<unsigned char>(raw[j])))
+      while (j < raw.size() && !blank(raw[j]))
         ++j;
-      line.tokens.push_back({raw.substr(i, j - i), static_cast<int>(i + 1)});
+      tokens_.push_back({raw.substr(i, j - i), static_cast<int>(i + 1)});
       i = j;
     }
-    if (line.tokens.empty()) continue;
-    if (line.tokens[0].text.front() == '[') {
-      const std::string name = upper(line.tokens[0].text);
+    if (tokens_.size() == line.first) continue;
+    const Token& head = tokens_[line.first];
+    if (head.text.front() == '[') {
+      const std::string name = upper(head.text);
       if (name == "[END]") break;
       const auto it = std::find_if(kSections.begin(), kSections.end(), [&](const SectionName& s) {
         return name == std::string("[") + s.name + "]";
       });
       if (it == kSections.end()) {
-        throw core::InputError({model_.path, number, line.tokens[0].column}, name,
-                               "unknown section keyword");
+        throw core::InputError({model_.path, number, head.column}, name, "unknown section keyword");
       }
       section = it->section;
       in_section = true;
+      if (section == Section::Junctions || section == Section::Pipes) {
+        lines_[static_cast<std::size_t>(section)].reserve(line_count / 2);
+      }
+      tokens_.resize(line.first);
       continue;
     }
     if (!in_section) {
-      throw core::InputError({model_.path, number, line.tokens[0].column}, "section",
+      throw core::InputError({model_.path, number, head.column}, "section",
                              "data before the first [SECTION] keyword");
     }
-    lines_[static_cast<std::size_t>(section)].push_back(std::move(line));
+    if (section == Section::Skipped) {  // coordinates, labels, ...: nothing is read from them
+      tokens_.resize(line.first);
+      continue;
+    }
+    line.tokens = std::span<const Token>(&head, tokens_.size() - line.first);  // count for now
+    lines_[static_cast<std::size_t>(section)].push_back(line);
+  }
+  // The token vector no longer grows: point every line at its tokens.
+  for (auto& lines : lines_) {
+    for (Line& line : lines)
+      line.tokens = std::span<const Token>(tokens_.data() + line.first, line.tokens.size());
   }
 }
 
 // EPANET's time format: hours as a decimal or hh:mm[:ss], optionally followed by a unit.
-double Reader::seconds(const Line& line, std::size_t token, const std::string& key) const {
+double Reader::seconds(const Line& line, std::size_t token, const Key& key) const {
   if (token >= line.tokens.size()) fail(line, token, key, "missing time");
   const std::string_view text = line.tokens[token].text;
   double value = 0.0;
@@ -419,14 +477,14 @@ void Reader::readPatterns() {
     }
     std::vector<double>& factors = model_.patterns[static_cast<std::size_t>(it->second)];
     for (std::size_t i = 1; i < line.tokens.size(); ++i)
-      factors.push_back(number(line, i, "[PATTERNS] " + id));
+      factors.push_back(number(line, i, Key("[PATTERNS] ", id)));
   }
 }
 
 void Reader::readCurves() {
   for (const Line& line : lines_[static_cast<std::size_t>(Section::Curves)]) {
     const std::string id(line.tokens[0].text);
-    const std::string key = "[CURVES] " + id;
+    const Key key("[CURVES] ", id);
     need(line, 3, key);
     Curve& curve = curves_[id];
     if (curve.line == 0) curve.line = line.number;
@@ -436,10 +494,12 @@ void Reader::readCurves() {
 }
 
 Index Reader::addNode(const Line& line, EpanetNode node) {
-  const std::string id = node.id;
-  if (node_index_.count(id) != 0) fail(line, 0, "node " + id, "node '" + id + "' defined twice");
-  const Index n = model_.network.addNode(id);
-  node_index_.emplace(id, n);
+  const std::string& id = node.id;
+  const auto n = static_cast<Index>(model_.network.nodeCount());
+  if (!node_index_.emplace(id, n).second) {
+    fail(line, 0, "node " + id, "node '" + id + "' defined twice");
+  }
+  model_.network.addNode(id);
   model_.nodes.push_back(std::move(node));
   return n;
 }
@@ -451,7 +511,7 @@ void Reader::readNodes() {
   model_.nodes.reserve(node_count);
   node_index_.reserve(node_count);
   for (const Line& line : lines_[static_cast<std::size_t>(Section::Junctions)]) {
-    const std::string key = "[JUNCTIONS] " + std::string(line.tokens[0].text);
+    const Key key("[JUNCTIONS] ", line.tokens[0].text);
     need(line, 2, key);
     EpanetNode node;
     node.id = std::string(line.tokens[0].text);
@@ -477,13 +537,13 @@ void Reader::readNodes() {
     EpanetNode node;
     node.id = std::string(line.tokens[0].text);
     if (!tank) {
-      const std::string key = "[RESERVOIRS] " + node.id;
+      const Key key("[RESERVOIRS] ", node.id);
       need(line, 2, key);
       node.kind = EpanetNode::Kind::Reservoir;
       node.elevation = length(number(line, 1, key));
       if (line.tokens.size() > 2) node.head_pattern = pattern(line, 2, key);
     } else {
-      const std::string key = "[TANKS] " + node.id;
+      const Key key("[TANKS] ", node.id);
       need(line, 6, key);
       node.kind = EpanetNode::Kind::Tank;
       node.elevation = length(number(line, 1, key));
@@ -503,8 +563,10 @@ void Reader::readNodes() {
 }
 
 Index Reader::addLink(const Line& line, Index a, Index b, EpanetLink link, LinkLaw law) {
-  const std::string id = link.id;
-  if (link_index_.count(id) != 0) fail(line, 0, "link " + id, "link '" + id + "' defined twice");
+  const std::string& id = link.id;
+  if (link_index_.find(id) != link_index_.end()) {
+    fail(line, 0, "link " + id, "link '" + id + "' defined twice");
+  }
   if (a == b) fail(line, 2, "link " + id, "the link starts and ends at the same node");
   const Index l = model_.network.addLink(id, a, b);
   link_index_.emplace(id, l);
@@ -535,7 +597,7 @@ void Reader::readLinks() {
     EpanetLink link;
     link.id = std::string(line.tokens[0].text);
     if (entry.section == Section::Pipes) {
-      const std::string key = "[PIPES] " + link.id;
+      const Key key("[PIPES] ", link.id);
       need(line, 6, key);
       const Index a = node(line, 1, key), b = node(line, 2, key);
       core::PipeSpec pipe;
@@ -567,7 +629,7 @@ void Reader::readLinks() {
       link.kind = EpanetLink::Kind::Pipe;
       addLink(line, a, b, std::move(link), std::move(law));
     } else if (entry.section == Section::Pumps) {
-      const std::string key = "[PUMPS] " + link.id;
+      const Key key("[PUMPS] ", link.id);
       need(line, 5, key);
       const Index a = node(line, 1, key), b = node(line, 2, key);
       std::optional<thermal::PumpCurve> curve;
@@ -613,7 +675,7 @@ void Reader::readLinks() {
       link.kind = EpanetLink::Kind::Pump;
       addLink(line, a, b, std::move(link), std::move(law));
     } else {
-      const std::string key = "[VALVES] " + link.id;
+      const Key key("[VALVES] ", link.id);
       need(line, 6, key);
       const Index a = node(line, 1, key), b = node(line, 2, key);
       thermal::ValveSpec valve;
@@ -668,7 +730,7 @@ void Reader::readLinks() {
 }
 
 // Reads OPEN, CLOSED or a setting for link l and converts a setting to SI.
-void Reader::applyStatus(Index l, const Line& line, std::size_t token, const std::string& key,
+void Reader::applyStatus(Index l, const Line& line, std::size_t token, const Key& key,
                          std::optional<LinkStatus>* status, std::optional<double>* setting) const {
   if (token >= line.tokens.size()) fail(line, token, key, "missing status or setting");
   const Token& t = line.tokens[token];
@@ -716,7 +778,7 @@ void Reader::applyStatus(Index l, const Line& line, std::size_t token, const std
 void Reader::readDemands() {
   std::vector<std::uint8_t> replaced(model_.nodes.size(), 0);
   for (const Line& line : lines_[static_cast<std::size_t>(Section::Demands)]) {
-    const std::string key = "[DEMANDS] " + std::string(line.tokens[0].text);
+    const Key key("[DEMANDS] ", line.tokens[0].text);
     need(line, 2, key);
     const Index n = node(line, 0, key);
     EpanetNode& node = model_.nodes[n];
@@ -743,7 +805,7 @@ void Reader::readDemands() {
 
 void Reader::readStatus() {
   for (const Line& line : lines_[static_cast<std::size_t>(Section::Status)]) {
-    const std::string key = "[STATUS] " + std::string(line.tokens[0].text);
+    const Key key("[STATUS] ", line.tokens[0].text);
     need(line, 2, key);
     const Index l = link(line, 0, key);
     std::optional<LinkStatus> status;
@@ -770,7 +832,7 @@ void Reader::readStatus() {
 
 void Reader::readControls() {
   for (const Line& line : lines_[static_cast<std::size_t>(Section::Controls)]) {
-    const std::string key = "[CONTROLS]";
+    const Key key("[CONTROLS]");
     need(line, 4, key);
     if (!is(line.tokens[0], "LINK")) fail(line, 0, key, "a control starts with LINK");
     EpanetControl control;
@@ -906,10 +968,13 @@ void holdTankHead(EpanetModel& model, std::string_view tank_id, double head) {
   node.level = head * model.units.length_m - node.elevation;
 }
 
-EpanetSolution solveEpanet(const EpanetModel& model, const EpanetSolveOptions& options) {
+namespace {
+
+EpanetSolution solveWithLaws(const EpanetModel& model, std::vector<LinkLaw> laws,
+                             const EpanetSolveOptions& options) {
+  RACKTWIN_ASSERT(laws.size() == model.links.size(), "one law per link");
   const double t = options.time;
   const double rho_g = model.fluid.rho * model.fluid.g;
-  std::vector<LinkLaw> laws = model.laws;
   for (Index l = 0; l < model.links.size(); ++l) {
     if (model.links[l].speed_pattern >= 0 && laws[l].status != LinkStatus::Closed) {
       laws[l].pump.speed = patternFactor(model, model.links[l].speed_pattern, t);
@@ -1012,6 +1077,18 @@ EpanetSolution solveEpanet(const EpanetModel& model, const EpanetSolveOptions& o
     solution.state[l] = solver.linkState(l);
   }
   return solution;
+}
+
+}  // namespace
+
+EpanetSolution solveEpanet(const EpanetModel& model, const EpanetSolveOptions& options) {
+  return solveWithLaws(model, model.laws, options);
+}
+
+EpanetSolution solveEpanetOnce(EpanetModel& model, const EpanetSolveOptions& options) {
+  std::vector<LinkLaw> laws = std::move(model.laws);
+  model.laws.clear();
+  return solveWithLaws(model, std::move(laws), options);
 }
 
 }  // namespace racktwin::scenarios

@@ -114,5 +114,8 @@ struct EpanetSolveOptions {
 /// it, tank-level controls with the tanks at their file levels, junction-pressure controls
 /// checked after the solve and re-solved like EPANET's pswitch).
 EpanetSolution solveEpanet(const EpanetModel& model, const EpanetSolveOptions& options = {});
+/// The same solve for a caller that solves the model once: model.laws move into the solver
+/// instead of being copied (a law is a few hundred bytes per link) and are left empty.
+EpanetSolution solveEpanetOnce(EpanetModel& model, const EpanetSolveOptions& options = {});
 
 }  // namespace racktwin::scenarios
