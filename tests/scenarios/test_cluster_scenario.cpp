@@ -9,6 +9,7 @@
 
 #include "ScenarioTestUtil.hpp"
 #include "racktwin/core/SiteSpec.hpp"
+#include "racktwin/core/Units.hpp"
 #include "racktwin/scenarios/ScenarioLoader.hpp"
 
 namespace {
@@ -20,7 +21,7 @@ using racktwin::scenarios::loadScenarioFromString;
 using racktwin::test::sourcePath;
 
 constexpr double kRel = 1e-12;
-constexpr double kLpm = 1.0e-3 / 60.0;  // m3/s per L/min
+constexpr double kLpm = racktwin::core::kLitrePerMinute_m3_per_s;
 
 const char* const kTwoCdus = R"(racktwin_scenario: 1
 name: "headers"

@@ -12,6 +12,7 @@
 #include "ScenarioTestUtil.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/SiteSpec.hpp"
+#include "racktwin/core/Units.hpp"
 #include "racktwin/scenarios/ScenarioLoader.hpp"
 #include "racktwin/scenarios/Twin.hpp"
 #include "racktwin/thermal/CoolingModel.hpp"

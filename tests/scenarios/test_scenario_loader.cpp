@@ -9,6 +9,7 @@
 #include "ScenarioTestUtil.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/SiteSpec.hpp"
+#include "racktwin/core/Units.hpp"
 #include "racktwin/scenarios/ScenarioLoader.hpp"
 
 namespace {
@@ -21,7 +22,7 @@ using racktwin::scenarios::loadScenarioFromString;
 using racktwin::test::sourcePath;
 
 constexpr double kRel = 1e-12;
-constexpr double kLpm = 1.0e-3 / 60.0;  // m3/s per L/min
+constexpr double kLpm = racktwin::core::kLitrePerMinute_m3_per_s;
 constexpr double kZeroC = 273.15;
 
 const SiteSpec& defaultSite() {
