@@ -952,6 +952,8 @@ bool CoolingModel::applyEvent(const core::EventSpec& event, core::SiteState& /*s
         return true;
       }
       return false;
+    default:
+      return false;  // not a cooling event
   }
   return false;
 }

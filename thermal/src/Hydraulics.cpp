@@ -145,6 +145,12 @@ LinkCoeff coefficients(const LinkLaw& law, const FluidState& fluid) {
       c.r = fluid.rho / (2.0 * A * A);  // TCV: m = setting * r
       break;
     }
+    case LinkLaw::Kind::ControlValve: {
+      const double A_v =
+          law.control_valve.A_v * controlValveCharacteristic(law.control_valve, law.opening);
+      c.m = law.dp_scale * fluid.rho / (A_v * A_v);
+      break;
+    }
     default:
       break;
   }
@@ -351,6 +357,8 @@ double evaluate(const LinkLaw& law, const LinkCoeff& c, double Q, const FluidSta
       }
       return openValveDp(c.m, Q, lim, gradient);
     }
+    case LinkLaw::Kind::ControlValve:
+      return openValveDp(c.m, Q, lim, gradient);
   }
   *gradient = 1.0;
   return 0.0;
@@ -547,6 +555,39 @@ LinkLaw LinkLaw::makeValve(const ValveSpec& valve) {
   return law;
 }
 
+LinkLaw LinkLaw::makeControlValve(const core::ControlValveSpec& valve, double opening) {
+  RACKTWIN_ASSERT(valve.A_v > 0.0, "a control valve needs a positive flow coefficient");
+  LinkLaw law;
+  law.kind = Kind::ControlValve;
+  law.control_valve = valve;
+  law.opening = opening;
+  return law;
+}
+
+double controlValveCharacteristic(const core::ControlValveSpec& valve, double opening) {
+  const double x = std::clamp(opening, 0.0, 1.0);
+  const double l = valve.leakage;
+  switch (valve.characteristic) {
+    case core::ControlValveSpec::Characteristic::Linear:
+      return l + (1.0 - l) * x;
+    case core::ControlValveSpec::Characteristic::EqualPercentage: {
+      // R^(x-1) down to 1 % opening, then linear to the leakage at shut-off.
+      constexpr double kShutoffRange = 0.01;
+      if (x >= kShutoffRange) return std::pow(valve.rangeability, x - 1.0);
+      const double at_range = std::pow(valve.rangeability, kShutoffRange - 1.0);
+      return l + (at_range - l) * x / kShutoffRange;
+    }
+  }
+  return 1.0;
+}
+
+double strokeValve(const core::ControlValveSpec& valve, double opening, double command, double dt) {
+  const double target = std::clamp(command, 0.0, 1.0);
+  if (valve.stroke_time <= 0.0) return target;
+  const double max_move = dt / valve.stroke_time;
+  return std::clamp(opening + std::clamp(target - opening, -max_move, max_move), 0.0, 1.0);
+}
+
 core::PowerLawDrop powerLawFromCv(double Cv, double specific_gravity) {
   RACKTWIN_ASSERT(Cv > 0.0 && specific_gravity > 0.0, "Cv and specific gravity must be positive");
   constexpr double kGallonPerMinute = core::kUsGallon_m3 / 60.0;  // m3/s
@@ -721,6 +762,10 @@ void HydraulicSolver::initialiseFlows() {
         break;
       case LinkLaw::Kind::Valve:
         V = kFoot * area(law.valve.diameter);
+        break;
+      case LinkLaw::Kind::ControlValve:
+        // 1 m/s through the equivalent orifice of the open valve.
+        V = law.control_valve.A_v;
         break;
       case LinkLaw::Kind::PowerLaw:
         V = 0.1 * law.power_law.V_flow_nominal;

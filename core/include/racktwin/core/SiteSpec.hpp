@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "racktwin/core/ComponentId.hpp"
+#include "racktwin/core/ElectricalSpec.hpp"
 #include "racktwin/core/Error.hpp"
 
 namespace racktwin::core {
@@ -108,7 +109,8 @@ struct RackTypeSpec {
 struct RackSpec {
   ComponentId id;  // e.g. "row1/rack01"
   RackTypeSpec type;
-  std::string cdu;  // id of the CDU that serves this rack
+  std::string cdu;   // id of the CDU that serves this rack (empty when it is on a ring)
+  std::string ring;  // id of the secondary ring that serves this rack (empty when on a CDU)
 };
 
 /// Centrifugal pump: dp = s^2 * dp_shutoff * (1 - (V/(s*V_flow_max))^2), affinity laws on speed s.
@@ -118,6 +120,24 @@ struct PumpSpec {
   double speed = 1.0;       // fraction of full speed
   double efficiency = 0.6;  // wire-to-water
   double volume = 0.0;      // m3
+};
+
+/// A control valve by its flow coefficient in SI (IEC 60534-1: A_v in m2, V_flow = A_v phi(x)
+/// sqrt(dp / rho)) and its inherent characteristic phi(x) of the opening x in [0, 1]:
+///  - Linear: phi = l + (1 - l) x;
+///  - EqualPercentage: phi = R^(x - 1) for x >= 0.01, and linear from phi(0) = l to R^(0.01 - 1)
+///    below, so the closed valve leaks l like a real one (the way Modelica Buildings'
+///    Actuators.BaseClasses.equalPercentage treats the shut-off end).
+/// l is the leakage of the closed valve (a fraction of A_v), R the rangeability. The US flow
+/// coefficient converts as Cv = A_v / 2.4014e-5 m2 (1 US gpm of water at 60 degF at 1 psi).
+/// The actuator moves the opening at most 1/stroke_time per second toward its command.
+struct ControlValveSpec {
+  enum class Characteristic : std::uint8_t { Linear, EqualPercentage };
+  double A_v = 0.0;  // m2, fully open
+  Characteristic characteristic = Characteristic::EqualPercentage;
+  double rangeability = 50.0;  // R of the equal-percentage characteristic
+  double leakage = 1e-4;       // l: phi of the closed valve
+  double stroke_time = 0.0;    // s, closed to fully open; 0 = moves at once
 };
 
 /// Supply and return headers of a row, between a CDU and the racks it serves. The racks tap the
@@ -163,7 +183,23 @@ struct CduSpec {
   double valve_integral_time = 0.0;      // s
   double valve_opening_min = 0.0;        // fraction
   double valve_stroke_time = 0.0;        // s, 0 to 100 %
-  RowHeaderSpec headers;                 // row headers to the racks (scenario), none by default
+  /// With a facility loop (FacilityLoopSpec::present): the facility-side control valve and the
+  /// exchanger's primary (facility water) side pressure drop. The PI above commands the valve.
+  ControlValveSpec facility_valve;
+  PressureDropLaw hx_facility_dp;
+  double hx_facility_volume = 0.0;  // m3
+  RowHeaderSpec headers;            // row headers to the racks (scenario), none by default
+};
+
+/// Several CDUs sharing one secondary ring main. `taps` lists CDU and rack ids in their order
+/// around the ring; a supply main and a return main, each a closed ring of `segment` pipes, join
+/// consecutive taps (the last back to the first). A CDU draws from the return main at its tap and
+/// feeds the supply main there; a rack's hoses join both mains at its tap. The expansion tank sits
+/// at the suction of the ring's first CDU.
+struct SecondaryRingSpec {
+  ComponentId id;
+  std::vector<std::string> taps;  // CDU and rack ids in ring order
+  PipeSpec segment;               // one main segment between two taps, supply and return alike
 };
 
 struct CoolantSpec {
@@ -171,8 +207,80 @@ struct CoolantSpec {
   double glycol_mass_fraction = 0.0;  // 0..0.6 propylene glycol
 };
 
+/// Outdoor air at the heat-rejection plant: constant, or a weather series (time, dry bulb, wet
+/// bulb) interpolated linearly in time and held beyond its ends.
+struct AmbientSpec {
+  double T_dry_bulb = 0.0;                                         // K
+  double T_wet_bulb = 0.0;                                         // K
+  std::vector<double> time, T_dry_bulb_series, T_wet_bulb_series;  // s, K, K; empty: constant
+  std::string weather_path;                                        // for messages and provenance
+};
+
+/// Heat rejection to outdoor air: identical units in parallel on the facility water loop.
+///  - DryCooler: sensible only; leaving water approaches the dry bulb. eps-NTU cross flow with the
+///    air capacity rate proportional to fan speed and UA ~ (air flow)^0.8 (water side held).
+///  - CoolingTower: evaporative; leaving water approaches the wet bulb (Merkel effectiveness on
+///    the same fan-speed scaling). Evaporation Q / h_fg, drift and blow-down from the cycles of
+///    concentration make up the water use.
+/// Both are sized by one design point per unit: Q_flow_nominal at V_flow_nominal water with
+/// leaving water approach_nominal above the design ambient at full fan speed. Fan power goes
+/// with the cube of speed.
+struct HeatRejectionSpec {
+  enum class Kind : std::uint8_t { DryCooler, CoolingTower };
+  Kind kind = Kind::DryCooler;
+  std::string type;                // data name
+  int units = 1;                   // identical units in parallel
+  double Q_flow_nominal = 0.0;     // W per unit at the design point
+  double V_flow_nominal = 0.0;     // m3/s of water per unit
+  double approach_nominal = 0.0;   // K, leaving water - ambient (dry or wet bulb) at design
+  double T_ambient_nominal = 0.0;  // K, design dry bulb (DryCooler) or wet bulb (CoolingTower)
+  double fan_P_nominal = 0.0;      // W per unit at full speed
+  double fan_speed_min = 0.0;      // fraction, lowest running speed
+  PressureDropLaw dp;              // water side of one unit
+  double volume = 0.0;             // m3 of water per unit
+  double cycles_of_concentration = 4.0;  // CoolingTower: blow-down = evaporation / (cycles - 1)
+  double drift_fraction = 0.0;           // CoolingTower: of the circulating water flow
+};
+
+/// A trim chiller in series after the heat rejection: cools the leaving water down to the facility
+/// supply set-point when the plant alone cannot. COP = carnot_fraction * T_evap / (T_cond -
+/// T_evap) with T_evap the set-point and T_cond the ambient (dry bulb) plus condenser_approach,
+/// capped at COP_max.
+struct ChillerSpec {
+  bool present = false;
+  std::string type;
+  double Q_flow_nominal = 0.0;      // W, capacity
+  double carnot_fraction = 0.0;     // of the Carnot COP
+  double condenser_approach = 0.0;  // K
+  double COP_max = 0.0;
+  PressureDropLaw dp;   // evaporator water side
+  double volume = 0.0;  // m3
+};
+
+/// The facility water loop (primary loop): plant pumps (duty + standby, affinity laws, speed PI
+/// on the differential pressure across the remote CDU), supply and return mains along the CDUs
+/// (direct return, CDUs tapping in scenario order), each CDU's exchanger primary side and control
+/// valve, heat rejection units and an optional trim chiller. Absent (present == false), facility
+/// water is a boundary condition: FacilityWaterSpec::T_supply at every CDU inlet and a flow
+/// proportional to the valve opening.
+struct FacilityLoopSpec {
+  bool present = false;
+  PumpSpec pump;
+  int pumps_installed = 1, pumps_duty = 1;
+  double standby_switchover_time = 0.0;  // s
+  double dp_set = 0.0;                   // Pa across the remote CDU branch (pump speed PI)
+  double pump_gain = 0.0;                // speed fraction per Pa of error
+  double pump_integral_time = 0.0;       // s
+  double pump_speed_min = 0.0;           // fraction
+  PipeSpec plant_pipe;                   // plant to the first CDU tap, each way
+  PipeSpec header_segment;               // between two CDU taps, supply and return mains alike
+  HeatRejectionSpec heat_rejection;
+  ChillerSpec chiller;
+};
+
 struct FacilityWaterSpec {
-  double T_supply = 0.0;  // K
+  double T_supply = 0.0;  // K: the supply set-point of the plant, or the boundary temperature
+  FacilityLoopSpec loop;
 };
 
 /// Room air: a lumped air node heated by the air-cooled share and cooled by CRAH units.
@@ -203,6 +311,12 @@ enum class EventKind : std::uint8_t {
   SetSupplySetpoint,             // target: CDU; value: K
   SetPumpSpeed,                  // target: CDU; value: fraction
   PumpTrip,                      // target: CDU
+  // Electrical (power tree; see ElectricalSpec).
+  FeedLoss,        // target: rack, or empty for every rack; value: 0 = feed A, 1 = feed B
+  FeedRestore,     // as FeedLoss
+  UtilityOutage,   // site-wide: the utility supply is lost
+  UtilityRestore,  // site-wide
+  SetPowerCap,     // target: rack, or empty for every rack; value: W per GPU
 };
 
 struct EventSpec {
@@ -230,7 +344,10 @@ struct SiteSpec {
   CoolantSpec secondary_coolant;
   FacilityWaterSpec facility;
   RoomSpec room;
+  AmbientSpec ambient;
+  ElectricalSpec electrical;
   std::vector<CduSpec> cdus;
+  std::vector<SecondaryRingSpec> rings;
   std::vector<RackSpec> racks;
   std::vector<TrainingJobSpec> jobs;
   std::vector<EventSpec> events;

@@ -91,7 +91,15 @@ enum class LinkStatus : std::uint8_t { Open, Closed, Active };
 
 /// The pressure-drop law dp = p*_a - p*_b of one link as a function of its volume flow.
 struct LinkLaw {
-  enum class Kind : std::uint8_t { Pipe, PowerLaw, Pump, HazenWilliams, Valve, Table };
+  enum class Kind : std::uint8_t {
+    Pipe,
+    PowerLaw,
+    Pump,
+    HazenWilliams,
+    Valve,
+    Table,
+    ControlValve
+  };
   /// Darcy friction factor of Kind::Pipe. SwameeJain: laminar, linear transition, Swamee-Jain
   /// (the coolant loops); Epanet: laminar, Dunlop's cubic transition, Swamee-Jain, analytic
   /// gradient (src/hydcoeffs.c); Colebrook: laminar, linear transition, Colebrook-White.
@@ -107,6 +115,10 @@ struct LinkLaw {
   /// the single pump's curve at V/N: dp = s^2 dp0 - dp0 (V / (N V_max))^2 for the quadratic form.
   int pumps_parallel = 1;
   ValveSpec valve;  // Kind::Valve
+  /// Kind::ControlValve: dp = rho (V / (A_v phi(opening)))^2 (core::ControlValveSpec); the
+  /// opening (0..1) is the actuator's position, set by the owner between solves.
+  core::ControlValveSpec control_valve;
+  double opening = 1.0;
   Friction friction = Friction::SwameeJain;
   double hazen_williams_C = 0.0;  // Kind::HazenWilliams roughness coefficient
   double minor_loss = 0.0;        // pipes: K, dp += K rho v^2 / 2
@@ -124,7 +136,19 @@ struct LinkLaw {
   static LinkLaw makeHazenWilliams(const core::PipeSpec& pipe, double C);
   static LinkLaw makePump(const PumpCurve& curve, double speed);
   static LinkLaw makeValve(const ValveSpec& valve);
+  static LinkLaw makeControlValve(const core::ControlValveSpec& valve, double opening);
 };
+
+/// The flow coefficient of 1 US gpm of water at 60 degF through 1 psi (Cv = 1) as an IEC 60534
+/// A_v: 6.30902e-5 m3/s * sqrt(999 kg/m3 / 6894.757 Pa) = 2.4014e-5 m2.
+inline constexpr double kCvToAv_m2 = 2.4014e-5;
+
+/// Inherent characteristic phi(x) = A_v(x) / A_v(1) of a control valve (core::ControlValveSpec).
+double controlValveCharacteristic(const core::ControlValveSpec& valve, double opening);
+
+/// The actuator: moves `opening` toward `command` (both clamped to [0, 1]) by at most
+/// dt / stroke_time and returns the new opening.
+double strokeValve(const core::ControlValveSpec& valve, double opening, double command, double dt);
 
 struct FluidState {
   double rho = 1000.0;  // kg/m3
