@@ -1,0 +1,380 @@
+// The coolant networks of CoolingModel, built once from the site: one loop per CDU (racks at the
+// CDU or on row headers) and one loop per secondary ring shared by several CDUs.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "CoolingModelImpl.hpp"
+#include "racktwin/core/Error.hpp"
+
+namespace racktwin::thermal {
+namespace {
+
+using cooling::Index;
+using cooling::LinkRole;
+
+std::string twoDigits(const char* prefix, int n) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%s%02d", prefix, n);
+  return buffer;
+}
+
+double pipeVolume(const core::PipeSpec& pipe) {
+  return 0.25 * std::numbers::pi * pipe.diameter * pipe.diameter * pipe.length;
+}
+
+}  // namespace
+
+// Adds nodes, links and their cells to one loop under construction.
+struct CoolingModel::Impl::LoopBuilder {
+  Impl& m;
+  Loop& loop;
+  std::uint32_t loop_index;
+  std::vector<LinkLaw> laws;
+
+  Index node(const std::string& id) { return loop.network.addNode(id); }
+
+  Index link(const std::string& id, Index a, Index b, const LinkLaw& law, double volume, int cells,
+             LinkRole role = LinkRole::Plain, std::int32_t die = -1, std::int32_t unit = -1) {
+    const Index l = loop.network.addLink(id, a, b);
+    laws.push_back(law);
+    Link link;
+    link.role = role;
+    link.die = die;
+    link.unit = unit;
+    link.cell_begin = static_cast<std::uint32_t>(m.cell_C.size());
+    cells = std::max(cells, 1);
+    for (int k = 0; k < cells; ++k)
+      m.cell_C.push_back(std::max(volume / cells, cooling::kVolumeSmallest));
+    link.cell_end = static_cast<std::uint32_t>(m.cell_C.size());
+    loop.links.push_back(link);
+    return l;
+  }
+
+  Index pipe(const std::string& id, Index a, Index b, const core::PipeSpec& p) {
+    return link(id, a, b, LinkLaw::makePipe(p), pipeVolume(p), p.cells);
+  }
+
+  /// The CDU's own train from its suction node to its supply node: pump, exchanger, strainer.
+  void cdu(std::uint32_t unit_index, Index suction, Index supply) {
+    Unit& unit = m.units[unit_index];
+    const core::CduSpec& cdu = *unit.cdu;
+    const std::string base = cdu.id.str();
+    const auto u = static_cast<std::int32_t>(unit_index);
+    unit.loop = loop_index;
+    unit.tear = static_cast<std::uint32_t>(loop.tears.size());
+    unit.suction = suction;
+    unit.supply = supply;
+    loop.units.push_back(unit_index);
+    loop.tears.push_back(suction);
+    const Index pump_out = node(base + "/pump_outlet");
+    unit.pump_link = link(base + "/pump", suction, pump_out, LinkLaw::makePump(cdu.pump),
+                          cdu.pump.volume, 1, LinkRole::Pump, -1, u);
+    if (cdu.has_strainer) {
+      // The strainer sits after the exchanger, in series, with its own law and volume.
+      const Index hx_out = node(base + "/hx_outlet");
+      unit.hx_link = link(base + "/hx", pump_out, hx_out, LinkLaw::makeDrop(cdu.hx_secondary_dp),
+                          cdu.hx_secondary_volume, 1, LinkRole::HeatExchanger, -1, u);
+      unit.strainer_link = link(base + "/strainer", hx_out, supply,
+                                LinkLaw::makeDrop(cdu.strainer_dp), cdu.strainer_volume, 1);
+    } else {
+      unit.hx_link = link(base + "/hx", pump_out, supply, LinkLaw::makeDrop(cdu.hx_secondary_dp),
+                          cdu.hx_secondary_volume, 1, LinkRole::HeatExchanger, -1, u);
+    }
+  }
+
+  /// One rack: hoses from `supply_from` and to `return_to`, manifolds, trays, QDs, cold plates.
+  void rack(std::uint32_t rack_index, const core::RackSpec& rack, Index supply_from,
+            Index return_to) {
+    const core::RackTypeSpec& type = rack.type;
+    const std::string rid = rack.id.str();
+    // Trays top to bottom as in an NVL72: compute trays, the switch trays, then the rest.
+    struct TrayRef {
+      bool compute;
+      int number;  // 1-based within its kind
+    };
+    std::vector<TrayRef> trays;
+    // NVL72: 10 compute trays above the 9 switch trays, 8 below.
+    const int upper_compute = std::min(type.compute_trays, (type.compute_trays + 2) / 2);
+    for (int i = 1; i <= upper_compute; ++i)
+      trays.push_back({true, i});
+    for (int i = 1; i <= type.switch_trays; ++i)
+      trays.push_back({false, i});
+    for (int i = upper_compute + 1; i <= type.compute_trays; ++i)
+      trays.push_back({true, i});
+
+    const Index supply_first = node(rid + "/supply_manifold/tap01");
+    const Index return_first = node(rid + "/return_manifold/tap01");
+    loop.rack_supply_hose.push_back(
+        pipe(rid + "/supply_hose", supply_from, supply_first, type.hose));
+    loop.rack_return_hose.push_back(pipe(rid + "/return_hose", return_first, return_to, type.hose));
+    loop.racks.push_back(rack_index);
+    loop.rack_supply_tap.push_back(supply_first);
+    loop.rack_return_tap.push_back(return_first);
+    Index supply_tap = supply_first;
+    Index return_tap = return_first;
+    const core::SiteLayout& L = *m.layout;
+    for (std::size_t k = 0; k < trays.size(); ++k) {
+      if (k > 0) {
+        const std::string tap = twoDigits("tap", static_cast<int>(k + 1));
+        const Index s = node(rid + "/supply_manifold/" + tap);
+        const Index t = node(rid + "/return_manifold/" + tap);
+        pipe(rid + "/supply_manifold/segment" + tap.substr(3), supply_tap, s,
+             type.manifold_segment);
+        pipe(rid + "/return_manifold/segment" + tap.substr(3), t, return_tap,
+             type.manifold_segment);
+        supply_tap = s;
+        return_tap = t;
+      }
+      const TrayRef& tray = trays[k];
+      const std::string tid =
+          rid + '/' + twoDigits(tray.compute ? "tray" : "switchtray", tray.number);
+      m.tray_ids.push_back(tid);
+      const Index tray_in = node(tid + "/inlet");
+      const Index tray_out = node(tid + "/outlet");
+      const LinkLaw qd = LinkLaw::makePowerLaw(type.quick_disconnect);
+      loop.tray_links.push_back(
+          link(tid + "/qd_supply", supply_tap, tray_in, qd, cooling::kQuickDisconnectVolume, 1));
+      loop.tray_return_links.push_back(
+          link(tid + "/qd_return", tray_out, return_tap, qd, cooling::kQuickDisconnectVolume, 1));
+
+      auto plate = [&](cooling::ChipKind kind, std::uint32_t chip, const core::ChipSpec& spec,
+                       const std::string& chip_id) {
+        const auto die = static_cast<std::int32_t>(m.dies.size());
+        const Index l = link(chip_id + "/cold_plate", tray_in, tray_out,
+                             LinkLaw::makePowerLaw(spec.cold_plate.dp), spec.cold_plate.volume, 1,
+                             LinkRole::ColdPlate, die);
+        m.dies.push_back(Die{kind, chip, loop_index, l, &spec});
+      };
+      const auto tray0 = static_cast<std::uint32_t>(tray.number - 1);
+      if (tray.compute) {
+        const auto gpus = static_cast<std::uint32_t>(type.gpus_per_tray);
+        const auto cpus = static_cast<std::uint32_t>(type.cpus_per_tray);
+        for (std::uint32_t g = 0; g < gpus; ++g) {
+          const std::uint32_t chip = L.rack_gpu_begin[rack_index] + tray0 * gpus + g;
+          plate(cooling::ChipKind::Gpu, chip, type.gpu, L.gpu_ids[chip]);
+        }
+        for (std::uint32_t c = 0; c < cpus; ++c) {
+          const std::uint32_t chip = L.rack_cpu_begin[rack_index] + tray0 * cpus + c;
+          plate(cooling::ChipKind::Cpu, chip, type.cpu, L.cpu_ids[chip]);
+        }
+      } else {
+        const auto switches = static_cast<std::uint32_t>(type.switches_per_tray);
+        for (std::uint32_t s = 0; s < switches; ++s) {
+          const std::uint32_t chip = L.rack_switch_begin[rack_index] + tray0 * switches + s;
+          plate(cooling::ChipKind::Switch, chip, type.nvswitch, L.switch_ids[chip]);
+        }
+      }
+    }
+  }
+};
+
+void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayout& site_layout) {
+  layout = &site_layout;
+  room = site.room;
+  units.resize(site.cdus.size());
+  for (std::size_t c = 0; c < site.cdus.size(); ++c) {
+    units[c].cdu = &site.cdus[c];
+    cdu_ids.push_back(site.cdus[c].id.str());
+  }
+  auto cduIndex = [&](const std::string& id) -> std::optional<std::uint32_t> {
+    for (std::size_t c = 0; c < site.cdus.size(); ++c)
+      if (site.cdus[c].id.str() == id) return static_cast<std::uint32_t>(c);
+    return std::nullopt;
+  };
+  auto rackIndex = [&](const std::string& id) -> std::optional<std::uint32_t> {
+    for (std::size_t r = 0; r < site.racks.size(); ++r)
+      if (site.racks[r].id.str() == id) return static_cast<std::uint32_t>(r);
+    return std::nullopt;
+  };
+  std::vector<std::uint8_t> on_ring(site.cdus.size(), 0);
+  for (const core::SecondaryRingSpec& ring : site.rings)
+    for (const std::string& tap : ring.taps)
+      if (const auto c = cduIndex(tap)) on_ring[*c] = 1;
+  loops.reserve(site.rings.size() + site.cdus.size());
+
+  // Rings: supply and return mains, each a closed ring of segments through one tap per CDU or
+  // rack in the listed order. A CDU pumps from its return-main tap into its supply-main tap.
+  for (const core::SecondaryRingSpec& ring : site.rings) {
+    Loop& loop = loops.emplace_back();
+    loop.name = ring.id.str();
+    LoopBuilder b{*this, loop, static_cast<std::uint32_t>(loops.size() - 1), {}};
+    loop.cell_begin = static_cast<std::uint32_t>(cell_C.size());
+    loop.die_begin = static_cast<std::uint32_t>(dies.size());
+    const std::string base = ring.id.str();
+    const auto n = static_cast<int>(ring.taps.size());
+    std::vector<Index> supply(ring.taps.size()), ret(ring.taps.size());
+    for (int k = 0; k < n; ++k) {
+      supply[k] = b.node(base + "/supply_main/" + twoDigits("tap", k + 1));
+      ret[k] = b.node(base + "/return_main/" + twoDigits("tap", k + 1));
+    }
+    for (int k = 0; k < n; ++k) {
+      const int next = (k + 1) % n;
+      const std::string segment = twoDigits("segment", k + 1);
+      b.pipe(base + "/supply_main/" + segment, supply[k], supply[next], ring.segment);
+      b.pipe(base + "/return_main/" + segment, ret[k], ret[next], ring.segment);
+    }
+    bool tank_placed = false;
+    for (int k = 0; k < n; ++k) {
+      const std::string& tap = ring.taps[static_cast<std::size_t>(k)];
+      if (const auto c = cduIndex(tap)) {
+        b.cdu(*c, ret[k], supply[k]);
+        if (!tank_placed) loop.tank = ret[k];
+        tank_placed = true;
+      } else if (const auto r = rackIndex(tap)) {
+        b.rack(*r, site.racks[*r], supply[k], ret[k]);
+      } else {
+        throw core::RuntimeError("ring " + base + ": tap '" + tap
+                                 + "' is neither a CDU nor a rack");
+      }
+    }
+    if (!tank_placed) throw core::RuntimeError("ring " + base + " has no CDU");
+    finishLoop(loop, site, std::move(b.laws));
+  }
+
+  // One loop per CDU that is not on a ring: its racks at the CDU or on its row headers.
+  for (std::size_t c = 0; c < site.cdus.size(); ++c) {
+    if (on_ring[c] != 0) continue;
+    const core::CduSpec& cdu = site.cdus[c];
+    Loop& loop = loops.emplace_back();
+    loop.name = cdu.id.str();
+    LoopBuilder b{*this, loop, static_cast<std::uint32_t>(loops.size() - 1), {}};
+    loop.cell_begin = static_cast<std::uint32_t>(cell_C.size());
+    loop.die_begin = static_cast<std::uint32_t>(dies.size());
+    const std::string base = cdu.id.str();
+    loop.tank = b.node(base + "/tank");
+    const Index supply_node = b.node(base + "/supply");
+    b.cdu(static_cast<std::uint32_t>(c), loop.tank, supply_node);
+
+    // Row headers (core::RowHeaderSpec): the racks of this CDU tap them in scenario order.
+    // Without headers each rack's hoses join the CDU supply node and the tank directly.
+    const core::RowHeaderSpec& headers = cdu.headers;
+    const core::PipeSpec& segment = headers.segment;
+    const bool reverse_return = headers.return_arrangement == core::RowHeaderSpec::Return::Reverse;
+    const auto rack_count = static_cast<int>(std::count_if(
+        site.racks.begin(), site.racks.end(), [&](const auto& r) { return r.cdu == base; }));
+    Index supply_header_tap = supply_node;
+    Index return_header_tap = loop.tank;
+    int position = 0;  // 1-based position of the rack along the headers
+    for (std::size_t r = 0; r < site.racks.size(); ++r) {
+      const core::RackSpec& rack = site.racks[r];
+      if (rack.cdu != base) continue;
+      Index rack_supply_from = supply_node;
+      Index rack_return_to = loop.tank;
+      if (headers.present) {
+        ++position;
+        const std::string number = twoDigits("", position);
+        const Index s = b.node(base + "/supply_header/tap" + number);
+        const Index t = b.node(base + "/return_header/tap" + number);
+        b.pipe(base + "/supply_header/segment" + number, supply_header_tap, s, segment);
+        if (!reverse_return) {
+          // Direct return: back toward the CDU, the first tap drains into the tank.
+          b.pipe(base + "/return_header/segment" + number, t, return_header_tap, segment);
+        } else if (position > 1) {
+          // Reverse return: away from the CDU, from the previous tap to this one.
+          b.pipe(base + "/return_header/segment" + number, return_header_tap, t, segment);
+        }
+        supply_header_tap = s;
+        return_header_tap = t;
+        rack_supply_from = s;
+        rack_return_to = t;
+        if (reverse_return && position == rack_count) {
+          // The return pipe from the far end back to the CDU, as long as the supply header.
+          core::PipeSpec back = segment;
+          back.length = segment.length * rack_count;
+          back.cells = segment.cells * rack_count;
+          b.pipe(base + "/return_header/return_pipe", t, loop.tank, back);
+        }
+      }
+      b.rack(static_cast<std::uint32_t>(r), rack, rack_supply_from, rack_return_to);
+    }
+    finishLoop(loop, site, std::move(b.laws));
+  }
+
+  const std::size_t n_dies = dies.size();
+  for (auto* v : {&die_T, &die_T_old, &die_alpha, &die_P, &die_R, &die_T_junction})
+    v->assign(n_dies, 0.0);
+  const std::size_t n_cells = cell_C.size();
+  for (auto* v : {&cell_T, &cell_T_old, &cell_alpha})
+    v->assign(n_cells, 0.0);
+  gpu_T_j.assign(site_layout.gpu_count, 0.0);
+  gpu_throttled_record.assign(site_layout.gpu_count, 0.0);
+  gpu_V_flow.assign(site_layout.gpu_count, 0.0);
+  rack_dp_available.assign(site_layout.rack_count, 0.0);
+  rack_V_flow.assign(site_layout.rack_count, 0.0);
+  cpu_T_j.assign(site_layout.cpu_count, 0.0);
+  switch_T_j.assign(site_layout.switch_count, 0.0);
+  tray_V_flow.assign(tray_ids.size(), 0.0);
+  tray_T_out.assign(tray_ids.size(), 0.0);
+  const std::size_t n_cdu = units.size();
+  for (auto* v : {&cdu_T_supply, &cdu_T_return, &cdu_V_flow, &cdu_Q_flow, &cdu_valve,
+                  &cdu_V_facility, &cdu_T_facility_return, &cdu_pump_dp, &cdu_pump_P,
+                  &cdu_T_facility_supply, &cdu_pump_P_hydraulic, &cdu_pumps_running}) {
+    v->assign(n_cdu, 0.0);
+  }
+}
+
+// Fluid, exchangers, pumps and the solver of a loop whose network is complete.
+void CoolingModel::Impl::finishLoop(Loop& loop, const core::SiteSpec& site,
+                                    std::vector<LinkLaw> laws) {
+  loop.cell_end = static_cast<std::uint32_t>(cell_C.size());
+  loop.die_end = static_cast<std::uint32_t>(dies.size());
+  const core::FlowNetwork& net = loop.network;
+  // Fluid properties at the first CDU's supply set-point (viscosity follows the loop later).
+  const double T_set = units[loop.units.front()].cdu->T_supply_set;
+  loop.coolant = Coolant::fromSpec(site.secondary_coolant);
+  const CoolantProperties props = loop.coolant->at(T_set);
+  loop.fluid = FluidState{props.rho, props.mu};
+  loop.cp = props.cp;
+  loop.T_hydraulics = T_set;
+  // Cells were sized in m3; from here on they hold heat capacities in J/K.
+  for (std::uint32_t c = loop.cell_begin; c < loop.cell_end; ++c)
+    cell_C[c] *= props.rho * props.cp;
+
+  const CoolantProperties water = Coolant::water().at(site.facility.T_supply);
+  for (const std::uint32_t u : loop.units) {
+    Unit& unit = units[u];
+    const core::CduSpec& cdu = *unit.cdu;
+    unit.T_supply_set = cdu.T_supply_set;
+    unit.facility_C_nominal = cdu.facility_V_flow_nominal * water.rho * water.cp;
+    const double C_secondary_nominal = cdu.secondary_V_flow_nominal * props.rho * props.cp;
+    unit.hx = CounterFlowHeatExchanger::fromRating(cdu.Q_flow_nominal, C_secondary_nominal,
+                                                   unit.facility_C_nominal, cdu.approach_nominal);
+    unit.pump_speed = cdu.pump.speed;
+    unit.pumps_running = cdu.pumps_duty;
+    unit.pumps_healthy = cdu.pumps_installed;
+    unit.T_facility_supply = site.facility.T_supply;
+  }
+
+  loop.solver = std::make_unique<HydraulicSolver>(net, std::move(laws), loop.tank, 0.0);
+  const std::size_t n_nodes = net.nodeCount();
+  const std::size_t n_links = net.linkCount();
+  const std::size_t m = loop.width();
+  loop.tear_of.assign(n_nodes, -1);
+  for (std::size_t j = 0; j < m; ++j)
+    loop.tear_of[loop.tears[j]] = static_cast<std::int32_t>(j);
+  loop.C_link.assign(n_links, 0.0);
+  loop.link_up.assign(n_links, 0);
+  loop.link_down.assign(n_links, 0);
+  loop.in_begin.assign(n_nodes + 1, 0);
+  loop.out_begin.assign(n_nodes + 1, 0);
+  loop.in_links.assign(n_links, 0);
+  loop.out_links.assign(n_links, 0);
+  loop.order.reserve(n_nodes);
+  loop.node_alpha.assign(n_nodes, 0.0);
+  loop.node_T.assign(n_nodes, 0.0);
+  loop.node_beta.assign(n_nodes * m, 0.0);
+  loop.cell_beta.assign(static_cast<std::size_t>(loop.cell_end - loop.cell_begin) * m, 0.0);
+  loop.die_beta.assign(static_cast<std::size_t>(loop.die_end - loop.die_begin) * m, 0.0);
+  loop.closure.assign(m * (m + 1), 0.0);
+  loop.x.assign(m, 0.0);
+  loop.flow_scratch.assign(n_links, 0.0);
+  loop.in_fill.assign(n_nodes, 0);
+  loop.out_fill.assign(n_nodes, 0);
+  loop.direction.assign(n_links, 2);  // no pattern yet
+}
+
+}  // namespace racktwin::thermal
