@@ -702,9 +702,16 @@ core::PowerLawDrop quickDisconnectFromCv(double Cv, const core::CoolantSpec& coo
   return thermal::powerLawFromCv(Cv, rho / thermal::kCvReferenceDensity);
 }
 
+/// Where each rack was defined, for errors found after the racks are read (a rack on no loop).
+struct RackOrigin {
+  core::SourceLocation where;
+  std::string path;  // "racks[i]"
+};
+
 std::vector<core::RackSpec> readRacks(const MapReader& r, DataLibrary& lib, IdRegistry& ids,
                                       const std::vector<core::CduSpec>& cdus,
-                                      const core::CoolantSpec& coolant) {
+                                      const core::CoolantSpec& coolant,
+                                      std::vector<RackOrigin>& origins) {
   const ListReader list = r.list("racks", "racks");
   if (list.size() == 0) r.fail("racks", "expected at least one rack");
   std::vector<core::RackSpec> racks;
@@ -716,7 +723,9 @@ std::vector<core::RackSpec> readRacks(const MapReader& r, DataLibrary& lib, IdRe
     rack.id = m.id("id");
     ids.add(rack.id.str(), "rack", m, "id");
     rack.type = lib.rack(m, "type");
-    rack.cdu = requireCdu(m, "cdu", cdus, ids);
+    // A rack on a secondary ring has no cdu key: the ring's taps list it (readRings).
+    if (m.has("cdu")) rack.cdu = requireCdu(m, "cdu", cdus, ids);
+    origins.push_back({m.where(), list.itemPath(i)});
     if (rack.type.quick_disconnect_Cv > 0.0) {
       for (const core::CduSpec& cdu : cdus) {
         if (cdu.id.str() == rack.cdu) {
@@ -748,6 +757,91 @@ std::vector<core::RackSpec> readRacks(const MapReader& r, DataLibrary& lib, IdRe
     racks.push_back(std::move(rack));
   }
   return racks;
+}
+
+/// Secondary rings shared by several CDUs: the CDUs and racks in ring order, and one main segment.
+/// Every rack must end up on exactly one loop: a CDU (its cdu key) or a ring (a ring's taps).
+std::vector<core::SecondaryRingSpec> readRings(const MapReader& r, std::vector<core::CduSpec>& cdus,
+                                               std::vector<core::RackSpec>& racks,
+                                               const std::vector<RackOrigin>& origins,
+                                               const core::CoolantSpec& coolant, IdRegistry& ids) {
+  std::vector<core::SecondaryRingSpec> rings;
+  std::vector<std::string> cdu_ring(cdus.size());
+  if (const auto list = r.optionalList("rings", "secondary rings")) {
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const MapReader m = list->map(i, {"id", "segment", "taps"});
+      core::SecondaryRingSpec ring;
+      ring.id = m.id("id");
+      ids.add(ring.id.str(), "ring", m, "id");
+      const MapReader seg = m.map("segment", {"length", "inner_diameter", "roughness", "cells"});
+      ring.segment.length = seg.quantity("length", Dimension::Length, Check::Positive);
+      ring.segment.diameter = seg.quantity("inner_diameter", Dimension::Length, Check::Positive);
+      ring.segment.roughness = seg.quantity("roughness", Dimension::Length, Check::NonNegative);
+      ring.segment.cells = seg.integer("cells", 1, kMaxCount);
+      seg.finish();
+      const ListReader taps = m.list("taps", "the CDU and rack ids in ring order");
+      const core::CduSpec* first_cdu = nullptr;
+      for (std::size_t k = 0; k < taps.size(); ++k) {
+        const std::string id = taps.id(k).str();
+        const auto cdu =
+            std::find_if(cdus.begin(), cdus.end(), [&](const auto& c) { return c.id.str() == id; });
+        const auto rack = std::find_if(racks.begin(), racks.end(),
+                                       [&](const auto& x) { return x.id.str() == id; });
+        if (cdu != cdus.end()) {
+          auto& owner = cdu_ring[static_cast<std::size_t>(cdu - cdus.begin())];
+          if (!owner.empty()) {
+            taps.failItem(k, "CDU '" + id + "' is already on ring '" + owner + "'");
+          }
+          if (cdu->headers.present) {
+            taps.failItem(k, "CDU '" + id + "' has row headers; a CDU on a ring feeds the ring "
+                                            "mains, so remove its headers");
+          }
+          owner = ring.id.str();
+          if (first_cdu == nullptr) first_cdu = &*cdu;
+        } else if (rack != racks.end()) {
+          if (!rack->cdu.empty()) {
+            taps.failItem(k, "rack '" + id + "' is served by CDU '" + rack->cdu
+                                 + "' (its cdu key); a rack on a ring has no cdu key");
+          }
+          if (!rack->ring.empty()) {
+            taps.failItem(k, "rack '" + id + "' is already on ring '" + rack->ring + "'");
+          }
+          rack->ring = ring.id.str();
+        } else {
+          taps.failItem(k, unknownComponent(id, ids, "CDU or rack", idsOf(cdus)));
+        }
+        ring.taps.push_back(id);
+      }
+      if (first_cdu == nullptr) m.fail("taps", "expected at least one CDU on the ring");
+      // QDs given by Cv: converted for the coolant at the ring's first CDU's set-point.
+      for (core::RackSpec& rack : racks) {
+        if (rack.ring == ring.id.str() && rack.type.quick_disconnect_Cv > 0.0) {
+          rack.type.quick_disconnect =
+              quickDisconnectFromCv(rack.type.quick_disconnect_Cv, coolant, *first_cdu);
+        }
+      }
+      m.finish();
+      rings.push_back(std::move(ring));
+    }
+  }
+  for (std::size_t k = 0; k < racks.size(); ++k) {
+    const core::RackSpec& rack = racks[k];
+    if (rack.cdu.empty() && rack.ring.empty()) {
+      throw core::InputError(origins[k].where, origins[k].path + ".cdu",
+                             "required key is missing: the id of the CDU that serves rack '"
+                                 + rack.id.str() + "' (or list the rack in a ring's taps)");
+    }
+    if (rack.cdu.empty()) continue;
+    for (std::size_t c = 0; c < cdus.size(); ++c) {
+      if (cdus[c].id.str() == rack.cdu && !cdu_ring[c].empty()) {
+        throw core::InputError(origins[k].where, origins[k].path + ".cdu",
+                               "CDU '" + rack.cdu + "' feeds ring '" + cdu_ring[c]
+                                   + "'; list rack '" + rack.id.str()
+                                   + "' in the ring's taps instead of naming the CDU");
+      }
+    }
+  }
+  return rings;
 }
 
 core::TrainingJobSpec readJob(const MapReader& m, const core::SimulationSpec& sim,
@@ -923,7 +1017,7 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   checkFormatVersion(doc, "racktwin_scenario", kScenarioFormatVersion, "scenario");
   const MapReader r = MapReader::root(
       doc, {"racktwin_scenario", "name", "description", "data_dir", "simulation", "coolant",
-            "facility_water", "room", "cdus", "racks", "workload", "events"});
+            "facility_water", "room", "cdus", "rings", "racks", "workload", "events"});
   if (!r.has("racktwin_scenario")) {
     r.fail("racktwin_scenario",
            "required key is missing; a scenario file starts with "
@@ -958,7 +1052,9 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
 
   IdRegistry ids;
   site.cdus = readCdus(r, lib, ids);
-  site.racks = readRacks(r, lib, ids, site.cdus, site.secondary_coolant);
+  std::vector<RackOrigin> rack_origins;
+  site.racks = readRacks(r, lib, ids, site.cdus, site.secondary_coolant, rack_origins);
+  site.rings = readRings(r, site.cdus, site.racks, rack_origins, site.secondary_coolant, ids);
   site.jobs = readWorkload(r, site.simulation, site.racks, ids);
   site.events = readEvents(r, site.simulation, site.cdus, ids);
   r.finish();

@@ -393,6 +393,12 @@ double CoolingModel::largestMassImbalance() const {
 double CoolingModel::cduSupplyTemperature(std::size_t cdu) const {
   return impl_->units.at(cdu).T_supply;
 }
+double CoolingModel::cduReturnTemperature(std::size_t cdu) const {
+  return impl_->units.at(cdu).T_return;
+}
+double CoolingModel::cduHeatFlow(std::size_t cdu) const {
+  return impl_->units.at(cdu).Q_hx;
+}
 double CoolingModel::cduSecondaryFlow(std::size_t cdu) const {
   return impl_->units.at(cdu).V_secondary;
 }

@@ -20,6 +20,9 @@ void CoolingModel::Impl::solveHydraulics(Loop& loop) {
     LinkLaw& pump = loop.solver->law(unit.pump_link);
     pump.pump.speed = unit.pumps_running > 0 ? unit.pump_speed : 0.0;
     pump.pumps_parallel = std::max(unit.pumps_running, 1);
+    // A CDU's pumps discharge through check valves: a stopped CDU on a ring, where the other
+    // CDUs' pumps could drive flow backwards through it, passes none.
+    pump.status = unit.pumps_running > 0 ? LinkStatus::Open : LinkStatus::Closed;
   }
   loop.last_status = loop.solver->solve(loop.fluid, cooling::kHydraulicTolerance);
   ++hydraulic_solves;

@@ -1,12 +1,15 @@
 #pragma once
 // CoolingModel: the liquid and air cooling of the site as one slow (macro-step) model.
 //
-// Per CDU, one secondary loop: expansion tank (pressure reference, pump suction) -> pump -> plate
-// heat exchanger (hot side) -> optional strainer -> supply hose -> rack supply manifold -> per
-// tray: quick disconnect, cold plates in parallel, quick disconnect -> return manifold (direct
-// return) -> return hose -> tank. The racks' hoses join the CDU directly (racks in parallel at the
-// CDU) or tap row supply and return headers, with direct or reverse return (core::RowHeaderSpec);
-// header segments carry heat like other pipes.
+// Per CDU, one secondary loop (or one loop shared by the CDUs of a secondary ring, below):
+// expansion tank (pressure reference, pump suction) -> pump -> plate heat exchanger (hot side) ->
+// optional strainer -> supply hose -> rack supply manifold -> per tray: quick disconnect, cold
+// plates in parallel, quick disconnect -> return manifold (direct return) -> return hose -> tank.
+// The racks' hoses join the CDU directly (racks in parallel at the CDU) or tap row supply and
+// return headers, with direct or reverse return (core::RowHeaderSpec); header segments carry heat
+// like other pipes. Several CDUs may share a secondary ring (core::SecondaryRingSpec): supply and
+// return ring mains through one tap per CDU or rack, the expansion tank at the first CDU's suction;
+// each CDU pumps from its return tap through its exchanger into its supply tap.
 //
 // Flows come from the hydraulic solver, solved again when a pump changes and when the mean loop
 // temperature (mean of supply and return) has moved more than 2 K since the last solve: the
@@ -21,9 +24,10 @@
 // heat capacity on its cold plate; the plate passes (T_case - T_inlet)/R(V_flow) into its cell, so
 // at steady state T_case = T_inlet + P R, the OCP definition of cold-plate resistance. The CDU
 // hot side removes Q = eps C_min (T_in - T_facility) (counter-flow eps-NTU, UA ~ flow^0.8).
-// The implicit system is solved exactly in O(cells): a sweep in flow order expresses every
-// temperature as an affine function of the tank temperature, and the loop closure gives that one
-// unknown. Energy is conserved to round-off; summarise() reports the balance.
+// The implicit system is solved exactly in O(cells x CDUs of the loop): a sweep in flow order
+// expresses every temperature as an affine function of the CDU suction temperatures (every flow
+// cycle passes a pump), and the closure at the suction nodes, a small diagonally dominant system,
+// gives them. Energy is conserved to round-off; summarise() reports the balance.
 //
 // Room air: one lumped node heated by the air-cooled tray loads, PSU losses and pump motor losses,
 // cooled by CRAH units (conductance to supply air, capped at capacity).
@@ -54,6 +58,8 @@ class CoolingModel : public core::Model {
   double heatRejected() const;          // J since initialize
   double largestMassImbalance() const;  // m3/s, over every junction of every loop
   double cduSupplyTemperature(std::size_t cdu) const;
+  double cduReturnTemperature(std::size_t cdu) const;     // K, at the pump suction
+  double cduHeatFlow(std::size_t cdu) const;              // W, secondary to facility water
   double cduSecondaryFlow(std::size_t cdu) const;         // m3/s
   int cduPumpsRunning(std::size_t cdu) const;             // secondary pumps running now
   double cduHydraulicTemperature(std::size_t cdu) const;  // K, of the last solve's viscosity
