@@ -381,3 +381,65 @@ TEST_CASE("events are checked", "[scenarios]") {
   requireInlineError(ev, "  - {at: 60 s, action: set_pump_speed, target: row1/rack01, value: 0}",
                      "set_pump_speed", "events[0].target", {"'row1/rack01' is a rack, not a CDU"});
 }
+
+// ---- Secondary rings (docs/scenario-format.md, rings[]) ----
+
+namespace {
+// The base scenario with a second CDU and the rack on a ring of both.
+const std::string kRingCdus = R"(cdus:
+  - id: row1/cdu1
+    type: inrack-250kw
+  - id: row1/cdu2
+    type: inrack-250kw
+rings:
+  - id: row1/ring
+    segment: {length: 1 m, inner_diameter: 50 mm, roughness: 0.045 mm, cells: 1}
+    taps: [row1/cdu1, row1/rack01, row1/cdu2]
+racks:)";
+
+std::string ringBase() {
+  std::string text =
+      replaced(kBase, "cdus:\n  - id: row1/cdu1\n    type: inrack-250kw\nracks:", kRingCdus);
+  return replaced(text, "    cdu: row1/cdu1\n", "");
+}
+
+void requireRingError(const std::string& from, const std::string& to, const std::string& marker,
+                      const std::string& key, const std::vector<std::string>& parts) {
+  const std::string text = replaced(ringBase(), from, to);
+  INFO("scenario:\n" << text);
+  const int line = lineOf(text, marker);
+  REQUIRE(line > 0);
+  requireInputError([&] { loadInline(text); }, Expected{kInline, line, key, parts});
+}
+}  // namespace
+
+TEST_CASE("rings: a valid ring loads with its taps in order", "[scenarios]") {
+  const auto site = loadScenarioFromString(ringBase(), kInline, sourcePath("data"));
+  REQUIRE(site.rings.size() == 1);
+  CHECK(site.rings[0].taps == std::vector<std::string>{"row1/cdu1", "row1/rack01", "row1/cdu2"});
+  CHECK(site.racks[0].ring == "row1/ring");
+  CHECK(site.racks[0].cdu.empty());
+  CHECK(site.rings[0].segment.diameter == Approx(0.05).epsilon(1e-12));
+}
+
+TEST_CASE("rings: a rack on no CDU and no ring", "[scenarios]") {
+  requireRingError("taps: [row1/cdu1, row1/rack01, row1/cdu2]", "taps: [row1/cdu1, row1/cdu2]",
+                   "  - id: row1/rack01", "racks[0].cdu",
+                   {"required key is missing", "or list the rack in a ring's taps"});
+}
+
+TEST_CASE("rings: a rack with a cdu key listed in a ring", "[scenarios]") {
+  requireRingError("    type: gb300-nvl72\n", "    type: gb300-nvl72\n    cdu: row1/cdu1\n",
+                   "    taps:", "rings[0].taps[1]",
+                   {"rack 'row1/rack01' is served by CDU 'row1/cdu1'", "has no cdu key"});
+}
+
+TEST_CASE("rings: a tap that is neither a CDU nor a rack", "[scenarios]") {
+  requireRingError("row1/rack01, row1/cdu2]", "row1/rack01, row1/cdu9]",
+                   "    taps:", "rings[0].taps[2]", {"unknown component 'row1/cdu9'"});
+}
+
+TEST_CASE("rings: a ring without a CDU", "[scenarios]") {
+  requireRingError("taps: [row1/cdu1, row1/rack01, row1/cdu2]", "taps: [row1/rack01]",
+                   "    taps:", "rings[0].taps", {"expected at least one CDU on the ring"});
+}
