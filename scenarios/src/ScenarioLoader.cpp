@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "YamlReader.hpp"
+#include "racktwin/core/SiteState.hpp"
 #include "racktwin/core/Units.hpp"
 #include "racktwin/thermal/Coolant.hpp"
 #include "racktwin/thermal/Hydraulics.hpp"
@@ -934,28 +935,36 @@ std::vector<core::TrainingJobSpec> readWorkload(const MapReader& r, const core::
   return jobs;
 }
 
-std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SimulationSpec& sim,
-                                        const std::vector<core::CduSpec>& cdus,
+std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec& site,
                                         const IdRegistry& ids) {
+  const core::SimulationSpec& sim = site.simulation;
+  const std::vector<core::CduSpec>& cdus = site.cdus;
   std::vector<core::EventSpec> events;
   const auto list = r.optionalList("events", "events");
   if (!list) return events;
+  enum class Target : std::uint8_t { None, Cdu, Chip };
   struct Action {
     std::string_view name;
     core::EventKind kind;
-    bool target;
+    Target target;
     std::optional<Dimension> value;
     Check check;
   };
   static constexpr Action kActions[] = {
-      {"pump_trip", core::EventKind::PumpTrip, true, std::nullopt, Check::Any},
-      {"set_facility_supply_temperature", core::EventKind::SetFacilitySupplyTemperature, false,
+      {"pump_trip", core::EventKind::PumpTrip, Target::Cdu, std::nullopt, Check::Any},
+      {"cdu_loss", core::EventKind::CduLoss, Target::Cdu, std::nullopt, Check::Any},
+      {"valve_stuck", core::EventKind::ValveStuck, Target::Cdu, std::nullopt, Check::Any},
+      {"clog_cold_plate", core::EventKind::ClogColdPlate, Target::Chip, Dimension::Dimensionless,
+       Check::Positive},
+      {"set_facility_supply_temperature", core::EventKind::SetFacilitySupplyTemperature,
+       Target::None, Dimension::Temperature, Check::Positive},
+      {"set_supply_temperature_setpoint", core::EventKind::SetSupplySetpoint, Target::Cdu,
        Dimension::Temperature, Check::Positive},
-      {"set_supply_temperature_setpoint", core::EventKind::SetSupplySetpoint, true,
-       Dimension::Temperature, Check::Positive},
-      {"set_pump_speed", core::EventKind::SetPumpSpeed, true, Dimension::Dimensionless,
+      {"set_pump_speed", core::EventKind::SetPumpSpeed, Target::Cdu, Dimension::Dimensionless,
        Check::Fraction},
   };
+  // Chip ids as the layout names them, for clog_cold_plate targets (built only when needed).
+  std::optional<core::SiteLayout> layout;
   std::vector<std::string> action_names;
   for (const Action& a : kActions)
     action_names.emplace_back(a.name);
@@ -971,9 +980,10 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::Simulati
       m.fail("action", "unknown action '" + name + "'; expected one of: " + joined(action_names));
     }
     const std::string why = "by action " + name;
-    if (action->target && action->value) {
+    const bool has_target = action->target != Target::None;
+    if (has_target && action->value) {
       m.restrictTo({"at", "action", "target", "value"}, why);
-    } else if (action->target) {
+    } else if (has_target) {
       m.restrictTo({"at", "action", "target"}, why);
     } else {
       m.restrictTo({"at", "action", "value"}, why);
@@ -986,8 +996,24 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::Simulati
       m.fail("at", "must be from 0 s to the end of the simulation (" + seconds(sim.duration)
                        + "), got " + seconds(e.time));
     }
-    if (action->target) e.target = requireCdu(m, "target", cdus, ids);
+    if (action->target == Target::Cdu) e.target = requireCdu(m, "target", cdus, ids);
+    if (action->target == Target::Chip) {
+      e.target = m.id("target").str();
+      if (!layout) layout = core::SiteLayout::build(site);
+      const auto known = [&](const std::vector<std::string>& v) {
+        return std::find(v.begin(), v.end(), e.target) != v.end();
+      };
+      if (!known(layout->gpu_ids) && !known(layout->cpu_ids) && !known(layout->switch_ids)) {
+        m.fail("target", "unknown chip '" + e.target
+                             + "'; expected a GPU, CPU or NVSwitch id such as '"
+                             + layout->gpu_ids.front() + "'");
+      }
+    }
     if (action->value) e.value = m.quantity("value", *action->value, action->check);
+    if (e.kind == core::EventKind::ClogColdPlate && e.value < 1.0) {
+      m.fail("value", "a clogged cold plate's pressure-drop multiplier must be at least 1, got "
+                          + std::to_string(e.value));
+    }
     m.finish();
     events.push_back(std::move(e));
   }
@@ -1056,7 +1082,7 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   site.racks = readRacks(r, lib, ids, site.cdus, site.secondary_coolant, rack_origins);
   site.rings = readRings(r, site.cdus, site.racks, rack_origins, site.secondary_coolant, ids);
   site.jobs = readWorkload(r, site.simulation, site.racks, ids);
-  site.events = readEvents(r, site.simulation, site.cdus, ids);
+  site.events = readEvents(r, site, ids);
   r.finish();
   return site;
 }

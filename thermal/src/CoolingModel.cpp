@@ -44,6 +44,7 @@ void CoolingModel::Impl::recordDesignPoint() {
 
 void CoolingModel::Impl::controlValve(Unit& loop, double dt) {
   const core::CduSpec& cdu = *loop.cdu;
+  if (loop.valve_stuck) return;
   // PI on the secondary supply temperature (measured at the end of the last step): too warm ->
   // open. Anti-windup: the integral does not grow while the output is saturated that way.
   const double error = loop.T_supply - loop.T_supply_set;
@@ -87,7 +88,12 @@ void CoolingModel::Impl::publish(core::SiteState& state, double dt) {
         state.gpu_speed[die.chip] =
             throttled != 0 ? std::cbrt(die.spec->throttled_power_fraction) : 1.0;
         gpu_throttled_record[die.chip] = throttled;
-        if (throttled != 0) throttled_gpu_seconds += dt;
+        if (throttled != 0) {
+          throttled_gpu_seconds += dt;
+          if (now >= first_fault_time && first_throttle_after_fault == cooling::kNever) {
+            first_throttle_after_fault = now;
+          }
+        }
         max_gpu_T = std::max(max_gpu_T, T_j);
         break;
       }
@@ -239,9 +245,69 @@ void CoolingModel::Impl::cycle(double h, double Q_air) {
   site_E_balance_residual = E_in - E_rejected - (stored() - E_stored_initial);
 }
 
-bool CoolingModel::applyEvent(const core::EventSpec& event, core::SiteState& /*state*/) {
-  Impl& m = *impl_;
+namespace {
+bool isCoolingFault(core::EventKind kind) {
+  switch (kind) {
+    case core::EventKind::PumpTrip:
+    case core::EventKind::CduLoss:
+    case core::EventKind::ValveStuck:
+    case core::EventKind::ClogColdPlate:
+    case core::EventKind::FacilityPumpTrip:
+    case core::EventKind::HeatRejectionFanLoss:
+    case core::EventKind::SetFacilitySupplyTemperature:  // a facility supply excursion
+      return true;
+    default:
+      return false;
+  }
+}
+}  // namespace
+
+bool CoolingModel::applyEvent(const core::EventSpec& event, core::SiteState& state) {
+  const bool applied = impl_->applyEvent(event);
+  if (applied && isCoolingFault(event.kind)) {
+    impl_->first_fault_time = std::min(impl_->first_fault_time, event.time);
+    // A GPU already throttled when the fault strikes has no ride-through left.
+    for (const std::uint8_t throttled : state.gpu_throttled) {
+      if (throttled != 0 && impl_->first_throttle_after_fault == cooling::kNever) {
+        impl_->first_throttle_after_fault = event.time;
+      }
+    }
+  }
+  return applied;
+}
+
+bool CoolingModel::Impl::applyEvent(const core::EventSpec& event) {
+  Impl& m = *this;
   switch (event.kind) {
+    case core::EventKind::CduLoss:
+    case core::EventKind::ValveStuck:
+      for (auto& unit : m.units) {
+        if (unit.cdu->id.str() != event.target) continue;
+        if (event.kind == core::EventKind::ValveStuck) {
+          unit.valve_stuck = true;
+          return true;
+        }
+        unit.pumps_running = unit.pumps_healthy = unit.pending_switches = 0;
+        unit.switch_time = cooling::kNever;
+        m.solveHydraulics(m.loops[unit.loop]);
+        return true;
+      }
+      return false;
+    case core::EventKind::ClogColdPlate: {
+      // Partial clogging scales the plate's pressure-drop law; its flow falls, the others rise.
+      const core::SiteLayout& L = *m.layout;
+      for (const Die& die : m.dies) {
+        const std::vector<std::string>& ids = die.kind == ChipKind::Gpu   ? L.gpu_ids
+                                              : die.kind == ChipKind::Cpu ? L.cpu_ids
+                                                                          : L.switch_ids;
+        if (ids[die.chip] != event.target) continue;
+        Loop& loop = m.loops[die.loop];
+        loop.solver->law(die.link).dp_scale = event.value;
+        m.solveHydraulics(loop);
+        return true;
+      }
+      return false;
+    }
     case core::EventKind::SetFacilitySupplyTemperature:
       for (auto& unit : m.units)
         unit.T_facility_supply = event.value;
@@ -373,6 +439,14 @@ void CoolingModel::summarise(core::Summary& summary) const {
                "Manifold dp, least favoured rack (design)", "kPa", 1e-3, 0.0});
   summary.add(
       {"throttled_gpu_seconds", m.throttled_gpu_seconds, "Throttled GPU time", "GPU s", 1.0, 0.0});
+  // From the first fault to the first GPU throttle at or after it (step resolution); null when
+  // there was no fault or no GPU throttled after it.
+  const bool rode =
+      m.first_fault_time != cooling::kNever && m.first_throttle_after_fault != cooling::kNever;
+  summary.add({"ride_through_s",
+               rode ? std::optional<double>(m.first_throttle_after_fault - m.first_fault_time)
+                    : std::nullopt,
+               "Ride-through, first fault to first throttle", "s", 1.0, 0.0});
 }
 
 double CoolingModel::storedEnergy() const {

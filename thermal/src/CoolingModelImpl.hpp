@@ -79,6 +79,7 @@ struct CoolingModel::Impl {
     int pumps_running = 0, pumps_healthy = 0, pending_switches = 0;
     double switch_time = cooling::kNever;
     double valve_opening = 1.0, valve_integral = 0.0;
+    bool valve_stuck = false;  // a stuck valve holds its opening
     double T_facility_supply = 0.0;
     double T_supply_set = 0.0;        // K, may change by event
     double facility_C_nominal = 0.0;  // W/K at a fully open valve
@@ -148,6 +149,8 @@ struct CoolingModel::Impl {
   double E_in = 0.0, E_rejected = 0.0, E_stored_initial = 0.0, E_cooling_electric = 0.0;
   double E_rejected_water = 0.0, E_rejected_air = 0.0;
   double max_gpu_T = 0.0, throttled_gpu_seconds = 0.0;
+  // Ride-through: from the first fault event to the first GPU throttle at or after it.
+  double first_fault_time = cooling::kNever, first_throttle_after_fault = cooling::kNever;
   int hydraulic_solves = 0, hydraulic_iterations_max = 0;
   bool initialised = false;
   double now = 0.0;  // s, end of the last step (when events apply)
@@ -190,6 +193,7 @@ struct CoolingModel::Impl {
   /// One implicit thermal step of length h with the step's chip heat and air heat Q_air.
   void cycle(double h, double Q_air);
   void controlValve(Unit& unit, double dt);
+  bool applyEvent(const core::EventSpec& event);
   double stored() const;
   void publish(core::SiteState& state, double dt);
 };

@@ -311,6 +311,11 @@ enum class EventKind : std::uint8_t {
   SetSupplySetpoint,             // target: CDU; value: K
   SetPumpSpeed,                  // target: CDU; value: fraction
   PumpTrip,                      // target: CDU
+  CduLoss,                       // target: CDU; every pump stops for good, no standby starts
+  ValveStuck,                    // target: CDU; its facility valve holds its opening
+  ClogColdPlate,                 // target: chip (GPU, CPU, NVSwitch); value: dp multiplier >= 1
+  FacilityPumpTrip,              // site-wide: one facility water pump trips (facility loop)
+  HeatRejectionFanLoss,          // site-wide; value: fraction of the heat-rejection units' fans lost
   // Electrical (power tree; see ElectricalSpec).
   FeedLoss,        // target: rack, or empty for every rack; value: 0 = feed A, 1 = feed B
   FeedRestore,     // as FeedLoss

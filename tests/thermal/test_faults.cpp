@@ -1,0 +1,168 @@
+// Cooling faults as events: the ride-through of a pump trip against the lumped estimate (thermal
+// mass over net heat), a CDU loss, a stuck facility valve and a partly clogged cold plate.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "SmallSite.hpp"
+#include "racktwin/core/SiteState.hpp"
+#include "racktwin/core/Summary.hpp"
+#include "racktwin/core/Units.hpp"
+#include "racktwin/thermal/Coolant.hpp"
+#include "racktwin/thermal/CoolingModel.hpp"
+
+using namespace racktwin;
+
+namespace {
+
+struct Rig {
+  explicit Rig(core::SiteSpec spec)
+      : site(std::move(spec)), layout(core::SiteLayout::build(site)), model(site, layout) {
+    state.resize(layout, site.cdus[0].T_supply_set);
+    model.initialize(state);
+    stored_initial = model.storedEnergy();
+  }
+  void step(double P, double dt = 1.0) {
+    for (double& E : state.gpu_E_step)
+      E = P * dt;
+    model.advance(t, dt, state);
+    t += dt;
+  }
+  bool event(core::EventKind kind, const std::string& target = "", double value = 0.0) {
+    core::EventSpec e;
+    e.kind = kind;
+    e.target = target;
+    e.value = value;
+    e.time = t;
+    return model.applyEvent(e, state);
+  }
+  std::optional<double> summary(const std::string& key) const {
+    core::Summary s;
+    model.summarise(s);
+    return s.value(key);
+  }
+  double balance() const {
+    return std::abs(model.heatInput() - model.heatRejected()
+                    - (model.storedEnergy() - stored_initial))
+           / model.heatInput();
+  }
+  core::SiteSpec site;
+  core::SiteLayout layout;
+  core::SiteState state;
+  thermal::CoolingModel model;
+  double t = 0.0;
+  double stored_initial = 0.0;
+};
+
+}  // namespace
+
+TEST_CASE("Ride-through of a pump trip without standby lies within the lumped estimates",
+          "[thermal]") {
+  const core::SiteSpec spec = test::smallSite(2, 1);
+  Rig rig(spec);
+  constexpr double P = 1200.0;
+  for (int s = 0; s < 1200; ++s)
+    rig.step(P);
+  CHECK(!rig.summary("ride_through_s").has_value());  // no fault yet
+  const core::ChipSpec& gpu = spec.racks[0].type.gpu;
+  const double T_j0 = rig.state.gpu_T_junction[0];
+  REQUIRE(T_j0 < gpu.T_slowdown);
+  const double t_trip = rig.t;
+  const double V_plate = rig.model.gpuColdPlateFlows()[0];
+  REQUIRE(rig.event(core::EventKind::PumpTrip, "row1/cdu1"));
+  CHECK(rig.model.cduSecondaryFlow(0) == 0.0);
+  while (rig.state.gpu_throttled[0] == 0 && rig.t < t_trip + 600.0)
+    rig.step(P, 0.1);
+  const double ride = rig.summary("ride_through_s").value();
+  CHECK(ride == Approx(rig.t - t_trip).margin(1e-9));
+  // Lumped estimate, thermal mass over net heat: with the flow stopped, the chip's heat P can
+  // at most warm the case node alone (C_die), which bounds the ride-through from below.
+  const double rise = gpu.T_slowdown - T_j0;
+  CHECK(ride >= gpu.heat_capacity * rise / P - 0.1);
+  // The exact two-node RC response: case node C1 = C_die and the coolant held in its plate
+  // C2, coupled by g = 1/R(V_min) once the flow has stopped (no other path: cells do not
+  // conduct axially). The mean temperature rises at P/(C1 + C2); the difference D = T1 - T2
+  // relaxes from D0 to D_inf = P C2 / (g (C1 + C2)) with tau = 1 / (g (1/C1 + 1/C2)). Before
+  // the trip the cell passed its heat on at C_flow, so D0 = P (R(V) - 1/C_flow).
+  const thermal::Coolant pg25 = thermal::Coolant::fromSpec(spec.secondary_coolant);
+  const double T_cool = spec.cdus[0].T_supply_set;
+  const double rho_cp = pg25.density(T_cool) * pg25.specificHeat(T_cool);
+  const core::ColdPlateSpec& plate = gpu.cold_plate;
+  const double C1 = gpu.heat_capacity;
+  const double C2 = plate.volume * rho_cp;
+  const double C = C1 + C2;
+  const double C_flow = rho_cp * V_plate;
+  const double g_pre = std::min(1.0 / (plate.R_constant + plate.R_flow / V_plate), C_flow);
+  const double D0 = P * (1.0 / g_pre - 1.0 / C_flow);
+  const double g = 1.0 / (plate.R_constant + plate.R_flow / plate.V_flow_min);
+  const double D_inf = P * C2 / (g * C);
+  const double tau = 1.0 / (g * (1.0 / C1 + 1.0 / C2));
+  const double T1_0 = T_j0 - P * gpu.R_junction_case;
+  const double mean0 = T1_0 - C2 * D0 / C;
+  auto T1 = [&](double time) {
+    const double D = D_inf + (D0 - D_inf) * std::exp(-time / tau);
+    return mean0 + P * time / C + C2 * D / C;
+  };
+  const double T1_slow = gpu.T_slowdown - P * gpu.R_junction_case;
+  double lo = 0.0, hi = 600.0;
+  for (int k = 0; k < 200; ++k) {
+    const double mid = 0.5 * (lo + hi);
+    (T1(mid) < T1_slow ? lo : hi) = mid;
+  }
+  INFO("ride " << ride << " s, RC solution " << lo << " s");
+  // Implicit Euler at 0.1 s and detection at the end of a step: within two steps.
+  CHECK(ride == Approx(lo).margin(0.2));
+  CHECK(rig.balance() < 1e-9);
+}
+
+TEST_CASE("A CDU loss stops every pump and no standby starts", "[thermal]") {
+  core::SiteSpec spec = test::smallSite(2, 1);
+  spec.cdus[0].pumps_installed = 2;  // a standby that must not start
+  spec.cdus[0].standby_switchover_time = 5.0;
+  Rig rig(spec);
+  for (int s = 0; s < 100; ++s)
+    rig.step(500.0);
+  REQUIRE(rig.event(core::EventKind::CduLoss, "row1/cdu1"));
+  for (int s = 0; s < 60; ++s)
+    rig.step(500.0);
+  CHECK(rig.model.cduPumpsRunning(0) == 0);
+  CHECK(rig.model.cduSecondaryFlow(0) == 0.0);
+  CHECK(rig.model.cduHeatFlow(0) == 0.0);
+  CHECK_FALSE(rig.event(core::EventKind::CduLoss, "row1/cdu9"));  // not a CDU of the site
+  CHECK(rig.balance() < 1e-9);
+}
+
+TEST_CASE("A stuck facility valve holds its opening and the supply drifts off its set-point",
+          "[thermal]") {
+  Rig rig(test::smallSite(2, 1));
+  for (int s = 0; s < 1800; ++s)
+    rig.step(600.0);
+  const double T_set = rig.site.cdus[0].T_supply_set;
+  CHECK(rig.model.cduSupplyTemperature(0) == Approx(T_set).margin(0.1));  // PI at set-point
+  REQUIRE(rig.event(core::EventKind::ValveStuck, "row1/cdu1"));
+  for (int s = 0; s < 1800; ++s)
+    rig.step(1200.0);  // twice the heat on a valve that cannot open further
+  CHECK(rig.model.cduSupplyTemperature(0) > T_set + 0.5);
+  CHECK(rig.balance() < 1e-9);
+}
+
+TEST_CASE("A partly clogged cold plate passes less flow and its GPU runs hotter", "[thermal]") {
+  Rig rig(test::smallSite(1, 2));  // one tray of two GPUs side by side
+  for (int s = 0; s < 600; ++s)
+    rig.step(1000.0);
+  const auto V0 = rig.model.gpuColdPlateFlows();
+  REQUIRE(V0[0] == Approx(V0[1]).epsilon(1e-9));
+  const double T_other = rig.state.gpu_T_junction[1];
+  const std::string id = rig.layout.gpu_ids[0];
+  REQUIRE(rig.event(core::EventKind::ClogColdPlate, id, 4.0));
+  for (int s = 0; s < 600; ++s)
+    rig.step(1000.0);
+  const auto V = rig.model.gpuColdPlateFlows();
+  // Two plates in parallel on the same tray dp: a plate whose law is scaled by 4 with exponent
+  // n passes 4^(-1/n) of its neighbour's flow (OCP plate law, exponent 1.85 in SmallSite).
+  const double n = rig.site.racks[0].type.gpu.cold_plate.dp.exponent;
+  CHECK(V[0] / V[1] == Approx(std::pow(4.0, -1.0 / n)).epsilon(1e-6));
+  CHECK(rig.state.gpu_T_junction[0] > T_other + 1.0);
+  CHECK(rig.balance() < 1e-9);
+}
