@@ -60,6 +60,7 @@ void SiteState::resize(const SiteLayout& layout, double T_initial) {
   gpu_E_step.assign(g, 0.0);
   gpu_T_junction.assign(g, T_initial);
   gpu_throttled.assign(g, 0);
+  gpu_shutdown.assign(g, 0);
   gpu_speed.assign(g, 1.0);
   for (auto* v : {&cpu_P_demand, &cpu_P, &cpu_E_step})
     v->assign(layout.cpu_count, 0.0);

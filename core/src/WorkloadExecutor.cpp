@@ -355,7 +355,9 @@ void WorkloadExecutor::writeDemands(double span, SiteState& state) noexcept {
     const double P_gpu_capped =
         (rack_gpu_E_capped_[r] + idle * std::min(p.gpu_P_idle, p.gpu_P_throttled)) / span;
     for (std::size_t g = layout_.rack_gpu_begin[r]; g < layout_.rack_gpu_begin[r + 1]; ++g) {
-      const double P = state.gpu_throttled[g] != 0 ? P_gpu_capped : P_gpu;
+      const double P = state.gpu_shutdown[g] != 0    ? 0.0
+                       : state.gpu_throttled[g] != 0 ? P_gpu_capped
+                                                     : P_gpu;
       state.gpu_P_demand[g] = P;
       gpu_P_demand_[g] = P;
     }

@@ -289,6 +289,13 @@ class DataLibrary {
     }
     c.throttled_power_fraction =
         m.quantity("throttled_power_fraction", Dimension::Dimensionless, Check::PositiveFraction);
+    if (m.has("shutdown_temperature")) {
+      c.T_shutdown = m.quantity("shutdown_temperature", Dimension::Temperature, Check::Positive);
+      if (c.T_shutdown <= c.T_slowdown) {
+        m.fail("shutdown_temperature",
+               "must be above slowdown_temperature (" + degC(c.T_slowdown) + ")");
+      }
+    }
     c.cold_plate = coldPlate(m, "cold_plate");
     m.finish();
     return c;
@@ -314,18 +321,19 @@ class DataLibrary {
     s.gpu = readChip(
         r.map("gpu", {"power_limit", "idle_power", "heat_capacity", "junction_to_case_resistance",
                       "slowdown_temperature", "slowdown_release_temperature",
-                      "throttled_power_fraction", "cold_plate"}),
+                      "shutdown_temperature", "throttled_power_fraction", "cold_plate"}),
         nullptr);
-    s.cpu = readChip(
-        r.map("cpu", {"power_limit", "idle_power", "busy_power", "heat_capacity",
-                      "junction_to_case_resistance", "slowdown_temperature",
-                      "slowdown_release_temperature", "throttled_power_fraction", "cold_plate"}),
-        &s.cpu_P_busy);
-    s.nvswitch = readChip(r.map("nvswitch", {"power_limit", "idle_power", "busy_power",
-                                             "heat_capacity", "junction_to_case_resistance",
-                                             "slowdown_temperature", "slowdown_release_temperature",
-                                             "throttled_power_fraction", "cold_plate"}),
-                          &s.switch_P_busy);
+    s.cpu = readChip(r.map("cpu", {"power_limit", "idle_power", "busy_power", "heat_capacity",
+                                   "junction_to_case_resistance", "slowdown_temperature",
+                                   "slowdown_release_temperature", "shutdown_temperature",
+                                   "throttled_power_fraction", "cold_plate"}),
+                     &s.cpu_P_busy);
+    s.nvswitch =
+        readChip(r.map("nvswitch", {"power_limit", "idle_power", "busy_power", "heat_capacity",
+                                    "junction_to_case_resistance", "slowdown_temperature",
+                                    "slowdown_release_temperature", "shutdown_temperature",
+                                    "throttled_power_fraction", "cold_plate"}),
+                 &s.switch_P_busy);
     // A QD by its power law, or by its flow coefficient Cv (converted per rack, for the coolant
     // of the rack's loop, in readRacks).
     const MapReader qd = r.map("quick_disconnect", {"pressure_drop", "flow_coefficient_Cv"});

@@ -302,6 +302,7 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
     v->assign(n_cells, 0.0);
   gpu_T_j.assign(site_layout.gpu_count, 0.0);
   gpu_throttled_record.assign(site_layout.gpu_count, 0.0);
+  gpu_shutdown_record.assign(site_layout.gpu_count, 0.0);
   gpu_V_flow.assign(site_layout.gpu_count, 0.0);
   rack_dp_available.assign(site_layout.rack_count, 0.0);
   rack_V_flow.assign(site_layout.rack_count, 0.0);

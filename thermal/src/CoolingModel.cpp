@@ -85,9 +85,17 @@ void CoolingModel::Impl::publish(core::SiteState& state, double dt) {
         std::uint8_t& throttled = state.gpu_throttled[die.chip];
         if (T_j > die.spec->T_slowdown) throttled = 1;
         if (T_j < die.spec->T_slowdown_release) throttled = 0;
-        state.gpu_speed[die.chip] =
-            throttled != 0 ? std::cbrt(die.spec->throttled_power_fraction) : 1.0;
+        // Thermal shutdown latches: the GPU stops computing and drawing power for the run.
+        std::uint8_t& shutdown = state.gpu_shutdown[die.chip];
+        if (T_j > die.spec->T_shutdown && shutdown == 0) {
+          shutdown = 1;
+          ++gpus_shut_down;
+        }
+        state.gpu_speed[die.chip] = shutdown != 0    ? 0.0
+                                    : throttled != 0 ? std::cbrt(die.spec->throttled_power_fraction)
+                                                     : 1.0;
         gpu_throttled_record[die.chip] = throttled;
+        gpu_shutdown_record[die.chip] = shutdown;
         if (throttled != 0) {
           throttled_gpu_seconds += dt;
           if (now >= first_fault_time && first_throttle_after_fault == cooling::kNever) {
@@ -360,6 +368,8 @@ void CoolingModel::declareChannels(core::Recorder& recorder) {
                m.rack_dp_available.data());
   recorder.add({"gpu", "throttled", "1", "1 while the GPU is in thermal slowdown", L.gpu_ids},
                m.gpu_throttled_record.data());
+  recorder.add({"gpu", "shutdown", "1", "1 once the GPU has shut down over temperature", L.gpu_ids},
+               m.gpu_shutdown_record.data());
   recorder.add({"cpu", "T_junction", "K", "Grace CPU junction temperature", L.cpu_ids},
                m.cpu_T_j.data());
   recorder.add({"nvswitch", "T_junction", "K", "NVLink switch junction temperature", L.switch_ids},
@@ -439,6 +449,8 @@ void CoolingModel::summarise(core::Summary& summary) const {
                "Manifold dp, least favoured rack (design)", "kPa", 1e-3, 0.0});
   summary.add(
       {"throttled_gpu_seconds", m.throttled_gpu_seconds, "Throttled GPU time", "GPU s", 1.0, 0.0});
+  summary.add({"gpus_shut_down", static_cast<double>(m.gpus_shut_down),
+               "GPUs shut down over temperature", "", 1.0, 0.0});
   // From the first fault to the first GPU throttle at or after it (step resolution); null when
   // there was no fault or no GPU throttled after it.
   const bool rode =

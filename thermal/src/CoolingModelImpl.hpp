@@ -149,6 +149,7 @@ struct CoolingModel::Impl {
   double E_in = 0.0, E_rejected = 0.0, E_stored_initial = 0.0, E_cooling_electric = 0.0;
   double E_rejected_water = 0.0, E_rejected_air = 0.0;
   double max_gpu_T = 0.0, throttled_gpu_seconds = 0.0;
+  int gpus_shut_down = 0;
   // Ride-through: from the first fault event to the first GPU throttle at or after it.
   double first_fault_time = cooling::kNever, first_throttle_after_fault = cooling::kNever;
   int hydraulic_solves = 0, hydraulic_iterations_max = 0;
@@ -156,7 +157,7 @@ struct CoolingModel::Impl {
   double now = 0.0;  // s, end of the last step (when events apply)
 
   // ---- Recorder views (stable arrays). ----
-  std::vector<double> gpu_T_j, cpu_T_j, switch_T_j, gpu_throttled_record;
+  std::vector<double> gpu_T_j, cpu_T_j, switch_T_j, gpu_throttled_record, gpu_shutdown_record;
   std::vector<double> gpu_V_flow;         // m3/s through each GPU's cold plate
   std::vector<double> rack_dp_available;  // Pa across each rack's manifolds (supply - return)
   std::vector<double> rack_V_flow;        // m3/s through each rack's supply hose

@@ -3,6 +3,7 @@
 // scenario file and the component data it names. Every quantity is SI (K, Pa, m, m3, m3/s, kg/s,
 // W, J, s). The models are built from a SiteSpec and never see the YAML.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,9 @@ struct ChipSpec {
   double R_junction_case = 0.0;           // K/W, junction above the case node
   double T_slowdown = 0.0;                // K, junction temperature where slowdown starts
   double T_slowdown_release = 0.0;        // K, hysteresis: slowdown ends below this
+  /// K, junction temperature of the thermal shutdown: the chip stops (no power, no progress)
+  /// for the rest of the run. Infinite when the data gives none (CPUs, switches).
+  double T_shutdown = std::numeric_limits<double>::infinity();
   double throttled_power_fraction = 1.0;  // of P_max while slowed down
   ColdPlateSpec cold_plate;
 };

@@ -45,6 +45,7 @@ struct SiteState {
   std::vector<double> gpu_T_junction;       // K
   std::vector<std::uint8_t> gpu_throttled;  // 1 while in thermal slowdown
   std::vector<double> gpu_speed;            // relative compute speed, 1 = full
+  std::vector<std::uint8_t> gpu_shutdown;   // 1 once shut down over temperature: draws nothing
   // Per CPU and per NVSwitch.
   std::vector<double> cpu_P_demand, cpu_P, cpu_E_step;
   std::vector<double> switch_P_demand, switch_P, switch_E_step;
