@@ -294,6 +294,11 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
     finishLoop(loop, site, std::move(b.laws));
   }
 
+  if (site.facility.loop.present) {
+    facility = std::make_unique<FacilityLoop>(site.facility, site.cdus, site.ambient);
+    facility_Q_cdu.assign(site.cdus.size(), 0.0);
+  }
+
   const std::size_t n_dies = dies.size();
   for (auto* v : {&die_T, &die_T_old, &die_alpha, &die_P, &die_R, &die_T_junction})
     v->assign(n_dies, 0.0);

@@ -55,6 +55,13 @@ void CoolingModel::Impl::controlValve(Unit& loop, double dt) {
   const bool saturated_low = wanted < cdu.valve_opening_min && error < 0.0;
   if (!saturated_high && !saturated_low) loop.valve_integral += integral_rate * dt;
   wanted = std::clamp(proportional + loop.valve_integral, cdu.valve_opening_min, 1.0);
+  if (facility) {
+    // The facility loop's valve actuator strokes toward the command (its own stroke time).
+    const auto u = static_cast<std::size_t>(&loop - units.data());
+    facility->setValveCommand(u, wanted);
+    loop.valve_opening = facility->valveOpening(u);
+    return;
+  }
   // The actuator moves at most dt / stroke_time per step.
   const double max_move = cdu.valve_stroke_time > 0.0 ? dt / cdu.valve_stroke_time : 1.0;
   loop.valve_opening += std::clamp(wanted - loop.valve_opening, -max_move, max_move);
@@ -69,6 +76,7 @@ double CoolingModel::Impl::stored() const {
     E += dies[d].spec->heat_capacity * (die_T[d] - core::kZeroCelsius_K);
   }
   E += room.heat_capacity * (room_T - core::kZeroCelsius_K);
+  if (facility) E += facility->storedEnergy();
   return E;
 }
 
@@ -137,6 +145,26 @@ void CoolingModel::Impl::publish(core::SiteState& state, double dt) {
     cdu_pump_P_hydraulic[c] = loop.pump_P_hydraulic;
     cdu_pumps_running[c] = loop.pumps_running;
   }
+  if (facility) {
+    const FacilityLoop& f = *facility;
+    for (std::size_t c = 0; c < units.size(); ++c) {
+      cdu_T_facility_return[c] = f.cduReturnTemperature(c);
+      cdu_T_facility_supply[c] = f.cduSupplyTemperature(c);
+    }
+    fac_T_supply = f.supplyTemperature();
+    fac_T_return = f.returnTemperature();
+    fac_V_flow = f.plantFlow();
+    fac_pump_P = f.pumpElectricPower();
+    fac_pump_speed = f.pumpSpeed();
+    fac_dp_remote = f.remoteDifferentialPressure();
+    fac_fan_P = f.fanPower();
+    fac_Q_rejected = f.heatRejected();
+    fac_chiller_Q = f.chillerHeat();
+    fac_chiller_P = f.chillerElectricPower();
+    fac_water_use = f.waterUseRate();
+    fac_T_dry_bulb = f.ambientDryBulb();
+    fac_T_wet_bulb = f.ambientWetBulb();
+  }
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -170,6 +198,14 @@ void CoolingModel::initialize(core::SiteState& state) {
   }
   m.room_T = m.room.T_supply_air;
   std::fill(m.die_P.begin(), m.die_P.end(), 0.0);
+  if (m.facility) {
+    // Facility water starts at its supply set-point, the valves half open like the CDUs'.
+    m.facility->initialize(m.facility->supplySetpoint(), 0.5);
+    for (std::size_t u = 0; u < m.units.size(); ++u) {
+      m.units[u].T_facility_supply = m.facility->cduSupplyTemperature(u);
+      m.units[u].valve_opening = m.facility->valveOpening(u);
+    }
+  }
   m.E_stored_initial = m.stored();
   m.E_in = m.E_rejected = m.E_cooling_electric = m.E_rejected_water = m.E_rejected_air = 0.0;
   m.max_gpu_T = 0.0;
@@ -201,13 +237,13 @@ void CoolingModel::advance(double t, double dt, core::SiteState& state) {
     const double t_k = t + k * h;
     for (auto& loop : m.loops)
       m.updateHydraulics(loop, t_k);
-    m.cycle(h, Q_air);
+    m.cycle(t_k, h, Q_air);
   }
   m.now = t + dt;
   m.publish(state, dt);
 }
 
-void CoolingModel::Impl::cycle(double h, double Q_air) {
+void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
   std::copy(die_T.begin(), die_T.end(), die_T_old.begin());
   std::copy(cell_T.begin(), cell_T.end(), cell_T_old.begin());
 
@@ -221,11 +257,29 @@ void CoolingModel::Impl::cycle(double h, double Q_air) {
     controlValve(unit, h);
   for (Loop& loop : loops)
     sweep(loop, h);
+  double Q_water = 0.0;  // into facility water through the CDU exchangers
   for (const Unit& unit : units) {
     Q_in += unit.pump_P_electric;  // hydraulic part into the coolant, motor loss into the room
     Q_room += unit.pump_P_electric - unit.pump_P_hydraulic;
-    Q_out += unit.Q_hx;
+    Q_water += unit.Q_hx;
     P_cooling += unit.pump_P_electric;
+  }
+  double E_outdoors = 0.0;  // J leaving the site this cycle (besides the CRAH units)
+  if (facility) {
+    // The exchangers' heat of this cycle enters the facility loop, which carries it to the heat
+    // rejection and the trim chiller. Energies from the loop's run totals, so they are exact.
+    for (std::size_t u = 0; u < units.size(); ++u)
+      facility_Q_cdu[u] = units[u].Q_hx;
+    const FacilityLoop& f = *facility;
+    const double pump_heat = f.pumpHeat(), rejected = f.energyRejected() + f.chillerEnergy();
+    const double electric = f.pumpElectricEnergy() + f.fanEnergy() + f.chillerElectricEnergy();
+    facility->advance(t_start + h, h, facility_Q_cdu);
+    Q_in += (f.pumpHeat() - pump_heat) / h;  // the plant pumps' hydraulic power
+    E_outdoors = f.energyRejected() + f.chillerEnergy() - rejected;
+    P_cooling +=
+        (f.pumpElectricEnergy() + f.fanEnergy() + f.chillerElectricEnergy() - electric) / h;
+  } else {
+    E_outdoors = Q_water * h;  // facility water is the boundary
   }
 
   // Room air node, implicit: C (T - T_old)/h = Q_room - Q_crah(T), Q_crah = G (T - T_sa) in
@@ -246,9 +300,9 @@ void CoolingModel::Impl::cycle(double h, double Q_air) {
   Q_out += Q_crah_now;
 
   E_in += Q_in * h;
-  E_rejected += Q_out * h;
+  E_rejected += Q_out * h + E_outdoors;
   E_rejected_air += Q_crah_now * h;
-  E_rejected_water += (Q_out - Q_crah_now) * h;
+  E_rejected_water += Q_water * h;
   E_cooling_electric += P_cooling * h;
   site_E_balance_residual = E_in - E_rejected - (stored() - E_stored_initial);
 }
@@ -293,6 +347,8 @@ bool CoolingModel::Impl::applyEvent(const core::EventSpec& event) {
         if (unit.cdu->id.str() != event.target) continue;
         if (event.kind == core::EventKind::ValveStuck) {
           unit.valve_stuck = true;
+          if (m.facility)
+            m.facility->setValveStuck(static_cast<std::size_t>(&unit - m.units.data()), true);
           return true;
         }
         unit.pumps_running = unit.pumps_healthy = unit.pending_switches = 0;
@@ -317,8 +373,20 @@ bool CoolingModel::Impl::applyEvent(const core::EventSpec& event) {
       return false;
     }
     case core::EventKind::SetFacilitySupplyTemperature:
-      for (auto& unit : m.units)
-        unit.T_facility_supply = event.value;
+      if (m.facility) {
+        m.facility->setSupplySetpoint(event.value);  // the plant's set-point moves
+      } else {
+        for (auto& unit : m.units)
+          unit.T_facility_supply = event.value;
+      }
+      return true;
+    case core::EventKind::FacilityPumpTrip:
+      if (!m.facility) return false;
+      m.facility->tripPump();
+      return true;
+    case core::EventKind::HeatRejectionFanLoss:
+      if (!m.facility) return false;
+      m.facility->setFanAvailability(1.0 - event.value);
       return true;
     case core::EventKind::SetSupplySetpoint:
     case core::EventKind::SetPumpSpeed:
@@ -405,6 +473,38 @@ void CoolingModel::declareChannels(core::Recorder& recorder) {
                m.cdu_pump_P_hydraulic.data());
   recorder.add({"cdu", "pumps_running", "1", "Secondary pumps running", ids},
                m.cdu_pumps_running.data());
+  if (m.facility) {
+    const std::vector<std::string> none;
+    recorder.add({"facility", "T_supply", "K", "Facility water leaving the plant", none},
+                 &m.fac_T_supply);
+    recorder.add({"facility", "T_return", "K", "Facility water returning to the plant", none},
+                 &m.fac_T_return);
+    recorder.add(
+        {"facility", "V_flow", "m3/s", "Facility water flow through the plant pumps", none},
+        &m.fac_V_flow);
+    recorder.add({"facility", "pump_P", "W", "Electrical power of the plant pumps", none},
+                 &m.fac_pump_P);
+    recorder.add({"facility", "pump_speed", "1", "Plant pump speed", none}, &m.fac_pump_speed);
+    recorder.add({"facility", "dp_remote", "Pa",
+                  "Differential pressure across the most remote CDU branch", none},
+                 &m.fac_dp_remote);
+    recorder.add({"facility", "fan_P", "W", "Heat-rejection fan power", none}, &m.fac_fan_P);
+    recorder.add({"facility", "Q_flow_rejected", "W", "Heat rejected to outdoor air", none},
+                 &m.fac_Q_rejected);
+    recorder.add({"facility", "Q_flow_chiller", "W", "Heat removed by the trim chiller", none},
+                 &m.fac_chiller_Q);
+    recorder.add({"facility", "chiller_P", "W", "Electrical power of the trim chiller", none},
+                 &m.fac_chiller_P);
+    recorder.add({"facility", "V_flow_water_use", "m3/s",
+                  "Make-up water (evaporation, drift, "
+                  "blow-down)",
+                  none},
+                 &m.fac_water_use);
+    recorder.add({"ambient", "T_dry_bulb", "K", "Outdoor dry-bulb temperature", none},
+                 &m.fac_T_dry_bulb);
+    recorder.add({"ambient", "T_wet_bulb", "K", "Outdoor wet-bulb temperature", none},
+                 &m.fac_T_wet_bulb);
+  }
   recorder.add({"room", "T_air", "K", "Room (hot aisle) air temperature", {}}, &m.room_T);
   recorder.add({"room", "Q_flow_crah", "W", "Heat removed by the CRAH units", {}}, &m.Q_crah);
   recorder.add({"site",
@@ -425,6 +525,19 @@ void CoolingModel::summarise(core::Summary& summary) const {
   summary.add({"heat_input_J", m.E_in, "Heat into coolant and room air", "kWh", 1.0 / 3.6e6, 0.0});
   summary.add({"heat_rejected_to_facility_water_J", m.E_rejected_water,
                "Heat rejected to facility water", "kWh", 1.0 / 3.6e6, 0.0});
+  if (m.facility) {
+    const FacilityLoop& f = *m.facility;
+    summary.add({"heat_rejected_outdoors_J",
+                 f.energyRejected() + f.chillerEnergy() + f.chillerElectricEnergy(),
+                 "Heat rejected outdoors (plant, chiller condenser)", "kWh", 1.0 / 3.6e6, 0.0});
+    summary.add({"facility_pump_energy_J", f.pumpElectricEnergy(), "Facility pump energy", "kWh",
+                 1.0 / 3.6e6, 0.0});
+    summary.add({"heat_rejection_fan_energy_J", f.fanEnergy(), "Heat-rejection fan energy", "kWh",
+                 1.0 / 3.6e6, 0.0});
+    summary.add({"chiller_energy_J", f.chillerElectricEnergy(), "Trim chiller energy", "kWh",
+                 1.0 / 3.6e6, 0.0});
+    summary.add({"water_use_m3", f.waterUsed(), "Make-up water", "L", 1e3, 0.0});
+  }
   summary.add({"heat_rejected_to_air_J", m.E_rejected_air, "Heat removed by CRAH units", "kWh",
                1.0 / 3.6e6, 0.0});
   summary.add({"cooling_energy_J", m.E_cooling_electric, "Cooling electrical energy (pumps, fans)",

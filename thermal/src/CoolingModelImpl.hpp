@@ -21,6 +21,7 @@
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/thermal/Coolant.hpp"
 #include "racktwin/thermal/CoolingModel.hpp"
+#include "racktwin/thermal/FacilityLoop.hpp"
 #include "racktwin/thermal/HeatExchanger.hpp"
 #include "racktwin/thermal/Hydraulics.hpp"
 
@@ -141,6 +142,17 @@ struct CoolingModel::Impl {
   };
   std::vector<Loop> loops;
 
+  // ---- Facility water: a modelled loop (its plant, pumps, valves and mains), or a boundary
+  // condition (a fixed supply temperature, flow proportional to the valve opening). ----
+  std::unique_ptr<FacilityLoop> facility;
+  std::vector<double> facility_Q_cdu;  // W per CDU into facility water, this cycle
+  double E_facility_stored_initial = 0.0;
+  // Recorder views of the plant.
+  double fac_T_supply = 0.0, fac_T_return = 0.0, fac_V_flow = 0.0, fac_pump_P = 0.0,
+         fac_pump_speed = 0.0, fac_dp_remote = 0.0, fac_fan_P = 0.0, fac_Q_rejected = 0.0,
+         fac_chiller_Q = 0.0, fac_chiller_P = 0.0, fac_water_use = 0.0, fac_T_dry_bulb = 0.0,
+         fac_T_wet_bulb = 0.0;
+
   // ---- Room air. ----
   core::RoomSpec room;
   double room_T = 0.0, room_T_old = 0.0, Q_crah = 0.0, crah_P_fan = 0.0;
@@ -192,7 +204,7 @@ struct CoolingModel::Impl {
   // CoolingModel.cpp
   void recordDesignPoint();
   /// One implicit thermal step of length h with the step's chip heat and air heat Q_air.
-  void cycle(double h, double Q_air);
+  void cycle(double t_start, double h, double Q_air);
   void controlValve(Unit& unit, double dt);
   bool applyEvent(const core::EventSpec& event);
   double stored() const;

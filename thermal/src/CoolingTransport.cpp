@@ -145,10 +145,16 @@ void CoolingModel::Impl::sweep(Loop& loop, double dt) {
   auto cellBeta = [&](std::uint32_t c) { return &loop.cell_beta[(c - cell0) * m]; };
   auto dieBeta = [&](std::size_t d) { return &loop.die_beta[(d - die0) * m]; };
 
-  // The facility side of every exchanger for this step.
+  // The facility side of every exchanger for this step: from the facility loop's last state, or
+  // the boundary condition (flow in proportion to the valve opening).
   for (const std::uint32_t u : loop.units) {
     Unit& unit = units[u];
-    unit.C_facility = unit.valve_opening * unit.facility_C_nominal;
+    if (facility) {
+      unit.C_facility = facility->cduCapacityRate(u);
+      unit.T_facility_supply = facility->cduSupplyTemperature(u);
+    } else {
+      unit.C_facility = unit.valve_opening * unit.facility_C_nominal;
+    }
     unit.G_hx = unit.hx->conductance(loop.C_link[unit.hx_link], unit.C_facility);
   }
 
@@ -332,7 +338,8 @@ void CoolingModel::Impl::sweep(Loop& loop, double dt) {
     unit.Q_hx = loop.C_link[unit.hx_link] > 0.0 ? unit.G_hx * (loop.node_T[hx_in] - T_fac) : 0.0;
     unit.T_supply = loop.node_T[unit.supply];
     unit.T_return = loop.node_T[unit.suction];
-    unit.V_facility = unit.valve_opening * unit.cdu->facility_V_flow_nominal;
+    unit.V_facility =
+        facility ? facility->cduFlow(u) : unit.valve_opening * unit.cdu->facility_V_flow_nominal;
     unit.T_facility_return = unit.C_facility > 0.0 ? T_fac + unit.Q_hx / unit.C_facility : T_fac;
   }
 }
