@@ -80,6 +80,15 @@ core::Summary Twin::finish(bool complete) {
                1.0 / 3.6e6, 0.0});
   summary.add({"pue", it > 0.0 ? std::optional<double>((it + cooling) / it) : std::nullopt,
                "PUE (IT + modelled cooling) / IT", "", 1.0, 0.0});
+  // Water usage effectiveness (The Green Grid): site water in litres per kWh of IT energy; null
+  // when the scenario models no facility plant (no water use is known).
+  std::optional<double> water;
+  for (const core::SummaryItem& item : summary.items())
+    if (item.key == "water_use_m3") water = item.value;
+  summary.add({"wue_L_per_kWh",
+               water && it > 0.0 ? std::optional<double>(*water * 1e3 / (it / 3.6e6))
+                                 : std::nullopt,
+               "WUE, make-up water per IT energy", "L/kWh", 1.0, 0.0});
   m.recorder.close(complete, summary.toJson());
   return summary;
 }
