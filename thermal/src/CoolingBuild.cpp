@@ -300,7 +300,8 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
   }
 
   const std::size_t n_dies = dies.size();
-  for (auto* v : {&die_T, &die_T_old, &die_alpha, &die_P, &die_R, &die_T_junction})
+  for (auto* v :
+       {&die_T, &die_T_old, &die_alpha, &die_P, &die_R, &die_T_junction, &die_g, &die_inv})
     v->assign(n_dies, 0.0);
   const std::size_t n_cells = cell_C.size();
   for (auto* v : {&cell_T, &cell_T_old, &cell_alpha})
@@ -376,6 +377,7 @@ void CoolingModel::Impl::finishLoop(Loop& loop, const core::SiteSpec& site,
   loop.cell_beta.assign(static_cast<std::size_t>(loop.cell_end - loop.cell_begin) * m, 0.0);
   loop.die_beta.assign(static_cast<std::size_t>(loop.die_end - loop.die_begin) * m, 0.0);
   loop.closure.assign(m * (m + 1), 0.0);
+  loop.cell_inv_diag.assign(loop.cell_end - loop.cell_begin, 0.0);
   loop.x.assign(m, 0.0);
   loop.flow_scratch.assign(n_links, 0.0);
   loop.in_fill.assign(n_nodes, 0);

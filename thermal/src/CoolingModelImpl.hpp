@@ -62,6 +62,7 @@ struct CoolingModel::Impl {
   };
   std::vector<Die> dies;
   std::vector<double> die_T, die_T_old, die_alpha, die_P, die_R, die_T_junction;
+  std::vector<double> die_g, die_inv;  // cached with the loop's cells: g and 1 / (C_d/dt + g)
 
   // ---- Coolant volumes, all loops (each loop's cells are contiguous). ----
   std::vector<double> cell_C, cell_T, cell_T_old, cell_alpha;
@@ -123,7 +124,12 @@ struct CoolingModel::Impl {
     // Affine sweep: value = alpha + beta . x over the m tears; beta rows are m wide.
     std::vector<double> node_alpha, node_beta, node_T, cell_beta, die_beta;
     std::vector<double> closure;  // m x (m + 1) augmented closure system, solved in place
-    std::vector<double> x;        // the m suction temperatures
+    // Factors of the implicit cells that change only with the step or the flows: 1 / (C/dt +
+    // C_flow) per cell of the loop; refreshed when dt or the hydraulic solution changes.
+    std::vector<double> cell_inv_diag;
+    double cache_dt = -1.0;
+    std::uint64_t version = 0, cache_version = ~std::uint64_t{0};  // hydraulic solves
+    std::vector<double> x;                                         // the m suction temperatures
     // Scratch of the flow-pattern rebuild (sized once, so a re-solve allocates only when the
     // pattern of flowing links and their directions changes).
     std::vector<double> flow_scratch;
@@ -200,6 +206,9 @@ struct CoolingModel::Impl {
   void updateHydraulics(Loop& loop, double t);
   void updateDieResistances(const Loop& loop);
   void sweep(Loop& loop, double dt);
+  /// The sweep for W tears (W = 0: any number, read from the loop).
+  template <std::size_t W>
+  void sweepWidth(Loop& loop, double dt);
 
   // CoolingModel.cpp
   void recordDesignPoint();

@@ -88,6 +88,7 @@ void CoolingModel::Impl::solveHydraulics(Loop& loop) {
     unit.V_secondary = V[unit.pump_link];
   }
   updateDieResistances(loop);
+  ++loop.version;  // the sweep's cached factors follow the new flows
   const std::span<const double> p = loop.solver->p();
   for (std::size_t k = 0; k < loop.racks.size(); ++k) {
     rack_dp_available[loop.racks[k]] = p[loop.rack_supply_tap[k]] - p[loop.rack_return_tap[k]];
@@ -138,12 +139,43 @@ void CoolingModel::Impl::updateDieResistances(const Loop& loop) {
 // The implicit transport step: affine sweep in flow order, then the closure at the tears.
 
 void CoolingModel::Impl::sweep(Loop& loop, double dt) {
+  // One CDU per loop is the common case: a width known at compile time turns the affine rows
+  // into scalars.
+  if (loop.width() == 1) {
+    sweepWidth<1>(loop, dt);
+  } else {
+    sweepWidth<0>(loop, dt);
+  }
+}
+
+template <std::size_t W>
+void CoolingModel::Impl::sweepWidth(Loop& loop, double dt) {
   const std::size_t n_nodes = loop.network.nodeCount();
-  const std::size_t m = loop.width();
+  const std::size_t m = W > 0 ? W : loop.width();
   const std::uint32_t cell0 = loop.cell_begin;
   const std::uint32_t die0 = loop.die_begin;
   auto cellBeta = [&](std::uint32_t c) { return &loop.cell_beta[(c - cell0) * m]; };
   auto dieBeta = [&](std::size_t d) { return &loop.die_beta[(d - die0) * m]; };
+  const double inv_dt = 1.0 / dt;
+
+  // Divisions are the sweep's main cost; their factors change only with dt and the flows.
+  if (loop.cache_dt != dt || loop.cache_version != loop.version) {
+    for (Index l = 0; l < loop.links.size(); ++l) {
+      const Link& link = loop.links[l];
+      const double C_flow = loop.C_link[l];
+      for (std::uint32_t c = link.cell_begin; c < link.cell_end; ++c)
+        loop.cell_inv_diag[c - cell0] = 1.0 / (cell_C[c] * inv_dt + C_flow);
+      if (link.role == LinkRole::ColdPlate) {
+        const auto d = static_cast<std::size_t>(link.die);
+        // Effectiveness <= 1: the coolant cannot leave hotter than the case, so the
+        // inlet-referenced conductance is capped at the capacity rate.
+        die_g[d] = std::min(1.0 / die_R[d], C_flow);
+        die_inv[d] = 1.0 / (dies[d].spec->heat_capacity * inv_dt + die_g[d]);
+      }
+    }
+    loop.cache_dt = dt;
+    loop.cache_version = loop.version;
+  }
 
   // The facility side of every exchanger for this step: from the facility loop's last state, or
   // the boundary condition (flow in proportion to the valve opening).
@@ -165,21 +197,20 @@ void CoolingModel::Impl::sweep(Loop& loop, double dt) {
     double a = a_in;
     const double* b = b_in;
     for (std::uint32_t c = link.cell_begin; c < link.cell_end; ++c) {
-      const double store = cell_C[c] / dt;
+      const double store = cell_C[c] * inv_dt;
       double rhs_a = store * cell_T_old[c] + C_flow * a;
       double b_factor = C_flow;  // the cell's beta row is b_factor * b / diag
-      const double diag = store + C_flow;
+      const double inv_diag = loop.cell_inv_diag[c - cell0];  // 1 / (store + C_flow)
       if (c == link.cell_begin) {
         switch (link.role) {
           case LinkRole::ColdPlate: {
-            // Case node: (C_d/dt)(D - D_old) = P - (D - T_in)/R, solved for D = d0 + d1 T_in.
+            // Case node: (C_d/dt)(D - D_old) = P - (D - T_in)/R, solved for D = d0 + d1 T_in,
+            // with g = min(1/R, C_flow) (cached above).
             const auto d = static_cast<std::size_t>(link.die);
-            const double store_d = dies[d].spec->heat_capacity / dt;
-            // Effectiveness <= 1: the coolant cannot leave hotter than the case, so the
-            // inlet-referenced conductance is capped at the capacity rate.
-            const double g = std::min(1.0 / die_R[d], C_flow);
-            const double d0 = (store_d * die_T_old[d] + die_P[d]) / (store_d + g);
-            const double d1 = g / (store_d + g);
+            const double store_d = dies[d].spec->heat_capacity * inv_dt;
+            const double g = die_g[d];
+            const double d0 = (store_d * die_T_old[d] + die_P[d]) * die_inv[d];
+            const double d1 = g * die_inv[d];
             // Heat into the cell: g (D - T_in) = g d0 + g (d1 - 1) T_in.
             die_alpha[d] = d0 + d1 * a;
             double* db = dieBeta(d);
@@ -202,10 +233,11 @@ void CoolingModel::Impl::sweep(Loop& loop, double dt) {
             break;
         }
       }
-      cell_alpha[c] = rhs_a / diag;
+      cell_alpha[c] = rhs_a * inv_diag;
       double* cb = cellBeta(c);
+      const double f = b_factor * inv_diag;
       for (std::size_t j = 0; j < m; ++j)
-        cb[j] = b_factor * b[j] / diag;
+        cb[j] = f * b[j];
       a = cell_alpha[c];
       b = cb;
     }
