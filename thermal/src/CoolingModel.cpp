@@ -613,6 +613,12 @@ double CoolingModel::cduPumpHydraulicPower(std::size_t cdu) const {
 double CoolingModel::cduPumpHead(std::size_t cdu) const {
   return impl_->units.at(cdu).pump_dp;
 }
+std::optional<double> CoolingModel::nodeTemperature(std::string_view node_id) const {
+  for (const Impl::Loop& loop : impl_->loops) {
+    if (const auto n = loop.network.findNode(node_id)) return loop.node_T[*n];
+  }
+  return std::nullopt;
+}
 int CoolingModel::hydraulicSolves() const {
   return impl_->hydraulic_solves;
 }

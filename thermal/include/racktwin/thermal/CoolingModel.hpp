@@ -32,7 +32,9 @@
 // Room air: one lumped node heated by the air-cooled tray loads, PSU losses and pump motor losses,
 // cooled by CRAH units (conductance to supply air, capped at capacity).
 #include <memory>
+#include <optional>
 #include <span>
+#include <string_view>
 
 #include "racktwin/core/Model.hpp"
 #include "racktwin/core/SiteSpec.hpp"
@@ -66,7 +68,10 @@ class CoolingModel : public core::Model {
   double cduPumpHydraulicPower(std::size_t cdu) const;    // W, rise x flow
   double cduPumpHead(std::size_t cdu) const;              // Pa, pressure rise across the pumps
   int hydraulicSolves() const;                            // since construction
-  double maxGpuJunctionTemperature() const;               // K, over the run so far
+  /// Coolant temperature at a network node by its id (e.g. "row1/rack01/supply_manifold/tap01"),
+  /// K; nullopt for an unknown id. A linear search: for tests and viewers, not for step loops.
+  std::optional<double> nodeTemperature(std::string_view node_id) const;
+  double maxGpuJunctionTemperature() const;           // K, over the run so far
   std::span<const double> trayFlows() const;          // m3/s per tray, trays of all racks in order
   std::span<const double> rackFlows() const;          // m3/s per rack (supply hose), site order
   std::span<const double> gpuColdPlateFlows() const;  // m3/s per GPU, layout order
