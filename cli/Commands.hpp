@@ -21,6 +21,7 @@ struct HydraulicsArguments {
   std::string input;  // EPANET .inp file
   double time_s = 0.0;
   bool json = false;
+  bool extended_period = false;  // simulate from 0 to time_s, tank levels moving
 };
 
 int runCommand(const RunArguments& arguments);

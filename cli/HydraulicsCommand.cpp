@@ -59,9 +59,10 @@ void prepareHeap(const std::string& path) {
 }
 
 void printTable(const scenarios::EpanetModel& model, const scenarios::EpanetSolution& solution,
-                double time_s) {
+                double time_s, bool extended_period) {
   const scenarios::EpanetUnits& u = model.units;
-  std::printf("%s: steady state at t = %g s\n", model.path.c_str(), time_s);
+  std::printf("%s: %s at t = %g s\n", model.path.c_str(),
+              extended_period ? "extended-period simulation" : "steady state", time_s);
   if (!model.title.empty()) std::printf("  %s\n", model.title.c_str());
   std::printf("\n  %-24s %14s %14s\n", "node", ("head " + std::string(u.headName())).c_str(),
               ("pressure " + u.pressure).c_str());
@@ -149,11 +150,24 @@ int hydraulicsCommand(const HydraulicsArguments& arguments) {
     std::fprintf(stderr, "racktwin: warning: %s: %s\n", model.path.c_str(), warning.c_str());
   scenarios::EpanetSolveOptions options;
   options.time = arguments.time_s;
-  const scenarios::EpanetSolution solution = scenarios::solveEpanetOnce(model, options);
+  scenarios::EpanetSolution solution;
+  if (arguments.extended_period) {
+    try {
+      solution = scenarios::simulateEpanet(model, options);
+    } catch (const core::InputError& error) {
+      std::fprintf(stderr, "racktwin: %s\n", error.what());
+      return kBadInput;
+    } catch (const core::Error& error) {
+      std::fprintf(stderr, "racktwin: %s\n", error.what());
+      return kRunFailed;
+    }
+  } else {
+    solution = scenarios::solveEpanetOnce(model, options);
+  }
   if (arguments.json)
     printJson(model, solution);
   else
-    printTable(model, solution, arguments.time_s);
+    printTable(model, solution, arguments.time_s, arguments.extended_period);
   if (!solution.status.message.empty()) {
     std::fprintf(stderr, "racktwin: %s%s\n", solution.status.converged ? "warning: " : "",
                  solution.status.message.c_str());

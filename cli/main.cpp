@@ -35,6 +35,10 @@ int main(int argc, char** argv) {
   hydraulics_command->add_option("--time", hydraulics.time_s,
                                  "Seconds since the start: patterns and controls as they stand");
   hydraulics_command->add_flag("--json", hydraulics.json, "Print the result as JSON");
+  hydraulics_command->add_flag(
+      "--extended-period", hydraulics.extended_period,
+      "Simulate from 0 to --time with tank levels following their inflow (EPANET's extended "
+      "period); without it the tanks stay at their file levels");
 
   try {
     app.parse(argc, argv);

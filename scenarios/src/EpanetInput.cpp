@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <numbers>
 #include <span>
 #include <unordered_map>
 
@@ -460,6 +461,9 @@ void Reader::readTimes() {
       } else if (is(line.tokens[1], "START")) {
         model_.pattern_start = seconds(line, 2, key + " START");
       }
+    } else if (is(k, "HYDRAULIC") && line.tokens.size() > 1 && is(line.tokens[1], "TIMESTEP")) {
+      model_.hydraulic_step = seconds(line, 2, key + " TIMESTEP");
+      if (!(model_.hydraulic_step > 0.0)) fail(line, 2, key, "must be positive");
     } else if (is(k, "START") && line.tokens.size() > 1 && is(line.tokens[1], "CLOCKTIME")) {
       model_.start_clocktime = seconds(line, 2, key + " CLOCKTIME");
     }
@@ -553,6 +557,10 @@ void Reader::readNodes() {
       if (node.level < node.level_min || node.level > node.level_max) {
         fail(line, 2, key, "the initial level lies outside the minimum and maximum levels");
       }
+      const double diameter = length(number(line, 5, key));
+      if (!(diameter > 0.0)) fail(line, 5, key, "the tank diameter must be positive");
+      node.area = 0.25 * std::numbers::pi * diameter * diameter;
+      node.volume_curve = line.tokens.size() > 7 && line.tokens[7].text != "*";
     }
     addNode(line, std::move(node));
   }
@@ -970,8 +978,12 @@ void holdTankHead(EpanetModel& model, std::string_view tank_id, double head) {
 
 namespace {
 
+/// `apply_controls`: timer, clock-time and tank-level controls act on the laws as they stand at
+/// options.time (a steady solve). An extended-period run applies them itself, statefully.
+/// `levels`: tank levels (m, per node) in place of the file's, for an extended-period run.
 EpanetSolution solveWithLaws(const EpanetModel& model, std::vector<LinkLaw> laws,
-                             const EpanetSolveOptions& options) {
+                             const EpanetSolveOptions& options, bool apply_controls = true,
+                             const std::vector<double>* levels = nullptr) {
   RACKTWIN_ASSERT(laws.size() == model.links.size(), "one law per link");
   const double t = options.time;
   const double rho_g = model.fluid.rho * model.fluid.g;
@@ -980,13 +992,14 @@ EpanetSolution solveWithLaws(const EpanetModel& model, std::vector<LinkLaw> laws
       laws[l].pump.speed = patternFactor(model, model.links[l].speed_pattern, t);
     }
   }
+
   // Timer and clock-time controls that have fired by t, in the order they fired.
   struct Fired {
     double time;
     std::size_t index;
   };
   std::vector<Fired> fired;
-  for (std::size_t i = 0; i < model.controls.size(); ++i) {
+  for (std::size_t i = 0; i < model.controls.size() && apply_controls; ++i) {
     const EpanetControl& c = model.controls[i];
     if (c.kind == EpanetControl::Kind::Timer && c.time <= t) fired.push_back({c.time, i});
     if (c.kind == EpanetControl::Kind::ClockTime) {
@@ -1016,13 +1029,14 @@ EpanetSolution solveWithLaws(const EpanetModel& model, std::vector<LinkLaw> laws
         break;
       case EpanetNode::Kind::Tank:
         c.fixed = true;
-        c.p = rho_g * (node.elevation + node.level);
+        c.p = rho_g * (node.elevation + (levels != nullptr ? (*levels)[n] : node.level));
         break;
     }
   }
   // Level controls on tanks, with the tanks at their file levels.
   const double h_tol = model.solver_options.head_tolerance;
   for (const EpanetControl& c : model.controls) {
+    if (!apply_controls) break;
     if (c.kind != EpanetControl::Kind::Above && c.kind != EpanetControl::Kind::Below) continue;
     const EpanetNode& node = model.nodes[c.node];
     if (node.kind == EpanetNode::Kind::Junction) continue;
@@ -1089,6 +1103,124 @@ EpanetSolution solveEpanetOnce(EpanetModel& model, const EpanetSolveOptions& opt
   std::vector<LinkLaw> laws = std::move(model.laws);
   model.laws.clear();
   return solveWithLaws(model, std::move(laws), options);
+}
+
+EpanetSolution simulateEpanet(const EpanetModel& model, const EpanetSolveOptions& options) {
+  const double t_end = options.time;
+  const double h_tol = model.solver_options.head_tolerance;
+  const core::FlowNetwork& net = model.network;
+  for (const EpanetNode& node : model.nodes) {
+    if (node.kind == EpanetNode::Kind::Tank && node.volume_curve) {
+      throw core::InputError({model.path, 0, 0}, "[TANKS] " + node.id,
+                             "a tank with a volume curve is not supported in an extended-period "
+                             "run; give it a diameter only");
+    }
+  }
+  // Tank levels move; the laws carry statuses from step to step.
+  std::vector<double> level(model.nodes.size(), 0.0);
+  for (Index n = 0; n < model.nodes.size(); ++n)
+    level[n] = model.nodes[n].level;
+  std::vector<LinkLaw> laws = model.laws;
+  // Timer and clock-time controls in firing order up to t_end.
+  struct Timed {
+    double time;
+    std::size_t index;
+  };
+  std::vector<Timed> timed;
+  for (std::size_t i = 0; i < model.controls.size(); ++i) {
+    const EpanetControl& c = model.controls[i];
+    if (c.kind == EpanetControl::Kind::Timer && c.time <= t_end) timed.push_back({c.time, i});
+    if (c.kind == EpanetControl::Kind::ClockTime) {
+      double first =
+          std::fmod(std::fmod(c.time - model.start_clocktime, 86400.0) + 86400.0, 86400.0);
+      for (; first <= t_end; first += 86400.0)
+        timed.push_back({first, i});
+    }
+  }
+  std::stable_sort(timed.begin(), timed.end(),
+                   [](const Timed& x, const Timed& y) { return x.time < y.time; });
+  std::size_t next_timed = 0;
+
+  double t = 0.0;
+  EpanetSolveOptions at = options;
+  for (int step = 0;; ++step) {
+    // Controls that act at t: timers that have come, tank levels at their current grade.
+    for (; next_timed < timed.size() && timed[next_timed].time <= t + 1e-9; ++next_timed) {
+      const EpanetControl& c = model.controls[timed[next_timed].index];
+      applyControl(c, laws[c.link]);
+    }
+    for (const EpanetControl& c : model.controls) {
+      if (c.kind != EpanetControl::Kind::Above && c.kind != EpanetControl::Kind::Below) continue;
+      const EpanetNode& node = model.nodes[c.node];
+      if (node.kind != EpanetNode::Kind::Tank) continue;
+      const double head = node.elevation + level[c.node];
+      if ((c.kind == EpanetControl::Kind::Below && head <= c.grade + h_tol)
+          || (c.kind == EpanetControl::Kind::Above && head >= c.grade - h_tol)) {
+        applyControl(c, laws[c.link]);
+      }
+    }
+    at.time = t;
+    EpanetSolution solution = solveWithLaws(model, laws, at, false, &level);
+    if (!solution.status.converged) {
+      throw core::RuntimeError(model.path + ": the solve at t = " + std::to_string(t)
+                               + " s did not converge: " + solution.status.message);
+    }
+    if (t >= t_end - 1e-9) return solution;
+
+    // Net inflow of every tank (m3/s) from the solution's flows.
+    std::vector<double> inflow(model.nodes.size(), 0.0);
+    for (Index l = 0; l < model.links.size(); ++l) {
+      const double V = solution.flow[l] / model.units.flow_per_m3s;
+      inflow[net.portB(l)] += V;
+      inflow[net.portA(l)] -= V;
+    }
+    // The step: to the next hydraulic time, pattern boundary or timer control, or until a tank
+    // reaches a limit or the grade of a level control (EPANET's tanktimestep, controltimestep).
+    double next =
+        std::min(t_end, (std::floor(t / model.hydraulic_step + 1e-9) + 1.0) * model.hydraulic_step);
+    const double p0 = model.pattern_start;
+    if (t >= p0) {
+      next = std::min(
+          next, p0 + (std::floor((t - p0) / model.pattern_step + 1e-9) + 1.0) * model.pattern_step);
+    } else {
+      next = std::min(next, p0);
+    }
+    if (next_timed < timed.size()) next = std::min(next, timed[next_timed].time);
+    auto limitTo = [&](Index n, double rate, double level_target) {
+      // Time for the level to reach level_target at `rate` (m/s), if it moves toward it.
+      const double dh = level_target - level[n];
+      if (rate != 0.0 && dh / rate > 1e-9) next = std::min(next, t + dh / rate);
+    };
+    for (Index n = 0; n < model.nodes.size(); ++n) {
+      const EpanetNode& node = model.nodes[n];
+      if (node.kind != EpanetNode::Kind::Tank) continue;
+      const double rate = inflow[n] / node.area;
+      limitTo(n, rate, rate > 0.0 ? node.level_max : node.level_min);
+      for (const EpanetControl& c : model.controls) {
+        if (c.node != n
+            || (c.kind != EpanetControl::Kind::Above && c.kind != EpanetControl::Kind::Below)) {
+          continue;
+        }
+        limitTo(n, rate, c.grade - node.elevation);
+      }
+    }
+    const double dt = next - t;
+    RACKTWIN_ASSERT(dt > 0.0, "an extended-period step moves time forward");
+    for (Index n = 0; n < model.nodes.size(); ++n) {
+      const EpanetNode& node = model.nodes[n];
+      if (node.kind != EpanetNode::Kind::Tank) continue;
+      level[n] += inflow[n] * dt / node.area;
+      const double slack = 1e-9 * std::max(1.0, node.level_max);
+      if (level[n] > node.level_max + slack || level[n] < node.level_min - slack) {
+        throw core::RuntimeError(model.path + ": tank " + node.id
+                                 + " leaves its levels at t = " + std::to_string(next)
+                                 + " s; closing a full or empty tank's links is not modelled");
+      }
+      level[n] = std::clamp(level[n], node.level_min, node.level_max);
+    }
+    t = next;
+    if (step > 1000000) throw core::RuntimeError(model.path + ": too many extended-period steps");
+  }
 }
 
 }  // namespace racktwin::scenarios

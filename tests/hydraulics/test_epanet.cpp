@@ -127,3 +127,28 @@ TEST_CASE("A looped grid from gen_grid_inp.py converges with continuity", "[hydr
     demand += d;
   CHECK(solution.flow.back() == Approx(demand).epsilon(1e-9));
 }
+
+TEST_CASE("Net1 simulated over its first hour reaches EPANET's tank level and stored results",
+          "[hydraulics]") {
+  // validation.md: the tank levels at t = 1 h come from simulating the first hour (EPANET's
+  // explicit tank update); EPANET's stored results give tank 2 at 973.06814 ft, node 11 at
+  // 987.98358 ft and the link flows below at t = 1 h.
+  const scenarios::EpanetModel model = scenarios::readEpanetInput(kData + "Net1.inp");
+  scenarios::EpanetSolveOptions options;
+  options.time = 3600.0;
+  const scenarios::EpanetSolution solution = scenarios::simulateEpanet(model, options);
+  REQUIRE(solution.status.converged);
+  const auto tank = model.findNode("2");
+  REQUIRE(tank);
+  CHECK(solution.head[*tank] == Approx(973.06814).margin(1e-3));
+  const double epanet[] = {1848.5812, 1220.4274,  130.11162, 187.6893,  119.8884,
+                           40.464489, -748.58112, 478.15378, 191.73459, 30.111609,
+                           140.46449, 59.535515,  1848.5812};
+  for (std::size_t i = 0; i < 13; ++i) {
+    INFO("link " << model.links[i].id);
+    CHECK(solution.flow[i] == Approx(epanet[i]).margin(1e-3));
+  }
+  const auto node11 = model.findNode("11");
+  CHECK(solution.head[*node11] == Approx(987.98358).margin(1e-3));
+  checkMassBalance(model, solution);
+}

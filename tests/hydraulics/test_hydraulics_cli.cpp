@@ -30,6 +30,19 @@ TEST_CASE("racktwin hydraulics --json prints the specified keys", "[hydraulics]"
   CHECK(out["nodes"][9]["head"].get<double>() == Approx(800.0).epsilon(1e-12));
 }
 
+TEST_CASE("racktwin hydraulics --extended-period moves the tanks over the run", "[hydraulics]") {
+  const auto run = runProgram(
+      std::string(RACKTWIN_CLI)
+      + " hydraulics tests/hydraulics/data/Net1.inp --time 3600 --extended-period --json");
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const nlohmann::json out = nlohmann::json::parse(run.out);
+  // Tank 2 (node index 10) at EPANET's stored head for t = 1 h (validation.md), where the steady
+  // solve keeps its file level, 850 + 120 ft.
+  REQUIRE(out["nodes"][10]["id"] == "2");
+  CHECK(out["nodes"][10]["head"].get<double>() == Approx(973.06814).margin(1e-3));
+}
+
 TEST_CASE("racktwin hydraulics prints a table in the file's units", "[hydraulics]") {
   const auto run =
       runProgram(std::string(RACKTWIN_CLI) + " hydraulics tests/hydraulics/data/Net2.inp");
@@ -61,7 +74,8 @@ TEST_CASE("A bad .inp exits 2 naming file and line", "[hydraulics]") {
   const auto missing = runProgram(std::string(RACKTWIN_CLI) + " hydraulics no/such/file.inp");
   CHECK(missing.exit_code == 2);
   // Not a file at all, and bytes that are no .inp: a clear error, never a crash.
-  const auto directory = runProgram(std::string(RACKTWIN_CLI) + " hydraulics tests/hydraulics/data");
+  const auto directory =
+      runProgram(std::string(RACKTWIN_CLI) + " hydraulics tests/hydraulics/data");
   CHECK(directory.exit_code == 2);
   CHECK(directory.err.find("directory") != std::string::npos);
   const auto binary = runProgram(std::string(RACKTWIN_CLI) + " hydraulics " RACKTWIN_CLI);

@@ -37,6 +37,8 @@ struct EpanetNode {
   std::vector<Demand> demands;                           // junctions
   int head_pattern = -1;                                 // reservoirs
   double level = 0.0, level_min = 0.0, level_max = 0.0;  // tanks, m above elevation
+  double area = 0.0;  // tanks: m2 of the cylinder (Diameter column); level changes by volume/area
+  bool volume_curve = false;  // tanks: a VolCurve is given (extended-period runs refuse it)
 };
 
 struct EpanetLink {
@@ -76,10 +78,11 @@ struct EpanetModel {
   double accuracy = 0.001;
   int trials = 200;
   double demand_multiplier = 1.0;
-  double pattern_step = 3600.0;  // s
-  double pattern_start = 0.0;    // s
-  double start_clocktime = 0.0;  // s of day
-  double duration = 0.0;         // s
+  double pattern_step = 3600.0;    // s
+  double hydraulic_step = 3600.0;  // s ([TIMES] HYDRAULIC TIMESTEP)
+  double pattern_start = 0.0;      // s
+  double start_clocktime = 0.0;    // s of day
+  double duration = 0.0;           // s
   std::vector<std::string> warnings;
 
   std::optional<core::FlowNetwork::Index> findNode(std::string_view id) const;
@@ -117,5 +120,17 @@ EpanetSolution solveEpanet(const EpanetModel& model, const EpanetSolveOptions& o
 /// The same solve for a caller that solves the model once: model.laws move into the solver
 /// instead of being copied (a law is a few hundred bytes per link) and are left empty.
 EpanetSolution solveEpanetOnce(EpanetModel& model, const EpanetSolveOptions& options = {});
+
+/// An extended-period run from t = 0 to options.time, as EPANET's hydraulic simulation: a steady
+/// solve at each hydraulic time, then every tank's level moves by its net inflow times the step
+/// over its area (EPANET's explicit tank update, hydraul.c tanklevels). Steps end at the
+/// hydraulic time step, pattern boundaries, timer and clock-time controls, a tank reaching its
+/// minimum or maximum level, and a tank reaching the grade of a level control on it. Link
+/// statuses and settings carry over from step to step as controls change them. The solution is
+/// the solve at options.time (tank heads in `head`).
+/// Throws core::InputError for a tank with a volume curve (not supported) and
+/// core::RuntimeError when a solve fails or a tank would overflow or drain (EPANET then closes the
+/// tank's links; this is not modelled, so the run stops with the time and tank).
+EpanetSolution simulateEpanet(const EpanetModel& model, const EpanetSolveOptions& options);
 
 }  // namespace racktwin::scenarios
