@@ -212,3 +212,50 @@ TEST_CASE("A temperature step crosses a hose in V/Q: the mean delay of the upwin
   CHECK(area / (T_out1 - T_out0) == Approx(tau).epsilon(1e-5));
   CHECK(monotone);
 }
+
+TEST_CASE(
+    "Throttling has hysteresis: it starts above the slowdown temperature and ends below the "
+    "release temperature",
+    "[thermal]") {
+  const core::SiteSpec spec = test::smallSite(1, 1);
+  const core::ChipSpec& gpu = spec.racks[0].type.gpu;
+  Rig rig(spec);
+  auto settle = [&](double P) {
+    for (int s = 0; s < 900; ++s)
+      rig.step(P);
+    return rig.state.gpu_T_junction[0];
+  };
+  // The junction temperature rises monotonically with the chip's power: secant steps find the
+  // powers that settle it in the middle of the hysteresis band and 3 K above the slowdown.
+  auto powerFor = [&](double T_target) {
+    double P0 = 600.0, T0 = settle(P0), P1 = 900.0, T1 = settle(P1);
+    for (int k = 0; k < 6 && std::abs(T1 - T_target) > 0.05; ++k) {
+      const double P2 = P1 + (T_target - T1) * (P1 - P0) / (T1 - T0);
+      P0 = P1;
+      T0 = T1;
+      P1 = P2;
+      T1 = settle(P1);
+    }
+    return P1;
+  };
+  const double T_mid = 0.5 * (gpu.T_slowdown + gpu.T_slowdown_release);
+  const double P_hot = powerFor(gpu.T_slowdown + 3.0);
+  settle(200.0);  // cool down below the release temperature again
+  REQUIRE(rig.state.gpu_throttled[0] == 0);
+  const double P_mid = powerFor(T_mid);
+  settle(200.0);  // the search may have throttled it: start again from below the band
+  REQUIRE(rig.state.gpu_throttled[0] == 0);
+  const double T1 = settle(P_mid);
+  REQUIRE(T1 > gpu.T_slowdown_release);
+  REQUIRE(T1 < gpu.T_slowdown);
+  CHECK(rig.state.gpu_throttled[0] == 0);  // rising from below: not throttled in the band
+  CHECK(settle(P_hot) > gpu.T_slowdown);
+  CHECK(rig.state.gpu_throttled[0] == 1);
+  CHECK(rig.state.gpu_speed[0] == Approx(std::cbrt(gpu.throttled_power_fraction)));
+  const double T2 = settle(P_mid);
+  REQUIRE(T2 > gpu.T_slowdown_release);
+  CHECK(rig.state.gpu_throttled[0] == 1);  // the same temperature band, now still throttled
+  CHECK(settle(0.5 * P_mid) < gpu.T_slowdown_release);
+  CHECK(rig.state.gpu_throttled[0] == 0);  // released below the release temperature
+  CHECK(rig.state.gpu_speed[0] == 1.0);
+}
