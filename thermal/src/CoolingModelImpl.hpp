@@ -81,6 +81,9 @@ struct CoolingModel::Impl {
     int pumps_running = 0, pumps_healthy = 0, pending_switches = 0;
     double switch_time = cooling::kNever;
     double valve_opening = 1.0, valve_integral = 0.0;
+    // Pump speed PI on the least favoured rack's dp (CduSpec::pump_dp_set > 0): the integral,
+    // and the speed of the last hydraulic solve.
+    double pump_integral = 0.0, pump_speed_solved = 0.0;
     bool valve_stuck = false;  // a stuck valve holds its opening
     double T_facility_supply = 0.0;
     double T_supply_set = 0.0;        // K, may change by event
@@ -143,6 +146,7 @@ struct CoolingModel::Impl {
     double cp = 0.0;
     double T_hydraulics = 0.0;  // K, mean loop temperature of the last hydraulic solve
     SolveStatus last_status;
+    double rack_dp_min = 0.0;  // Pa, least favoured rack's manifold dp at the last solve
 
     std::size_t width() const noexcept { return tears.size(); }
   };
@@ -215,6 +219,7 @@ struct CoolingModel::Impl {
   /// One implicit thermal step of length h with the step's chip heat and air heat Q_air.
   void cycle(double t_start, double h, double Q_air);
   void controlValve(Unit& unit, double dt);
+  void controlPump(Unit& unit, double dt);
   bool applyEvent(const core::EventSpec& event);
   double stored() const;
   void publish(core::SiteState& state, double dt);

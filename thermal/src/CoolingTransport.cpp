@@ -3,6 +3,7 @@
 // at the CDU suction nodes.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "CoolingModelImpl.hpp"
@@ -90,8 +91,12 @@ void CoolingModel::Impl::solveHydraulics(Loop& loop) {
   updateDieResistances(loop);
   ++loop.version;  // the sweep's cached factors follow the new flows
   const std::span<const double> p = loop.solver->p();
+  loop.rack_dp_min = loop.racks.empty() ? 0.0 : std::numeric_limits<double>::infinity();
+  for (const std::uint32_t u : loop.units)
+    units[u].pump_speed_solved = units[u].pump_speed;
   for (std::size_t k = 0; k < loop.racks.size(); ++k) {
     rack_dp_available[loop.racks[k]] = p[loop.rack_supply_tap[k]] - p[loop.rack_return_tap[k]];
+    loop.rack_dp_min = std::min(loop.rack_dp_min, rack_dp_available[loop.racks[k]]);
     rack_V_flow[loop.racks[k]] = V[loop.rack_supply_hose[k]];
   }
   for (std::uint32_t d = loop.die_begin; d < loop.die_end; ++d) {

@@ -59,12 +59,12 @@ struct ColdPlateSpec {
 
 /// A liquid-cooled chip (GPU, CPU, NVSwitch) as a lumped case node on its cold plate.
 struct ChipSpec {
-  double P_max = 0.0;                     // W, power limit (TGP for GPUs)
-  double P_idle = 0.0;                    // W
-  double heat_capacity = 0.0;             // J/K, die + lid + cold-plate metal lumped
-  double R_junction_case = 0.0;           // K/W, junction above the case node
-  double T_slowdown = 0.0;                // K, junction temperature where slowdown starts
-  double T_slowdown_release = 0.0;        // K, hysteresis: slowdown ends below this
+  double P_max = 0.0;               // W, power limit (TGP for GPUs)
+  double P_idle = 0.0;              // W
+  double heat_capacity = 0.0;       // J/K, die + lid + cold-plate metal lumped
+  double R_junction_case = 0.0;     // K/W, junction above the case node
+  double T_slowdown = 0.0;          // K, junction temperature where slowdown starts
+  double T_slowdown_release = 0.0;  // K, hysteresis: slowdown ends below this
   /// K, junction temperature of the thermal shutdown: the chip stops (no power, no progress)
   /// for the rest of the run. Infinite when the data gives none (CPUs, switches).
   double T_shutdown = std::numeric_limits<double>::infinity();
@@ -193,6 +193,12 @@ struct CduSpec {
   PressureDropLaw hx_facility_dp;
   double hx_facility_volume = 0.0;  // m3
   RowHeaderSpec headers;            // row headers to the racks (scenario), none by default
+  /// Secondary pump speed PI on the differential pressure across the least favoured rack of the
+  /// CDU's loop (supply manifold inlet - return manifold outlet). pump_dp_set <= 0: fixed speed.
+  double pump_dp_set = 0.0;            // Pa
+  double pump_dp_gain = 0.0;           // speed fraction per Pa of error
+  double pump_dp_integral_time = 0.0;  // s
+  double pump_speed_min = 0.0;         // fraction
 };
 
 /// Several CDUs sharing one secondary ring main. `taps` lists CDU and rack ids in their order
@@ -319,7 +325,7 @@ enum class EventKind : std::uint8_t {
   ValveStuck,                    // target: CDU; its facility valve holds its opening
   ClogColdPlate,                 // target: chip (GPU, CPU, NVSwitch); value: dp multiplier >= 1
   FacilityPumpTrip,              // site-wide: one facility water pump trips (facility loop)
-  HeatRejectionFanLoss,          // site-wide; value: fraction of the heat-rejection units' fans lost
+  HeatRejectionFanLoss,  // site-wide; value: fraction of the heat-rejection units' fans lost
   // Electrical (power tree; see ElectricalSpec).
   FeedLoss,        // target: rack, or empty for every rack; value: 0 = feed A, 1 = feed B
   FeedRestore,     // as FeedLoss

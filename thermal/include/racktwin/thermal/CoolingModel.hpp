@@ -71,10 +71,12 @@ class CoolingModel : public core::Model {
   /// Coolant temperature at a network node by its id (e.g. "row1/rack01/supply_manifold/tap01"),
   /// K; nullopt for an unknown id. A linear search: for tests and viewers, not for step loops.
   std::optional<double> nodeTemperature(std::string_view node_id) const;
-  double maxGpuJunctionTemperature() const;           // K, over the run so far
-  std::span<const double> trayFlows() const;          // m3/s per tray, trays of all racks in order
-  std::span<const double> rackFlows() const;          // m3/s per rack (supply hose), site order
-  std::span<const double> gpuColdPlateFlows() const;  // m3/s per GPU, layout order
+  double maxGpuJunctionTemperature() const;   // K, over the run so far
+  std::span<const double> trayFlows() const;  // m3/s per tray, trays of all racks in order
+  std::span<const double> rackFlows() const;  // m3/s per rack (supply hose), site order
+  std::span<const double> rackDifferentialPressures() const;  // Pa across each rack's manifolds
+  double cduPumpSpeed(std::size_t cdu) const;                 // fraction of full speed
+  std::span<const double> gpuColdPlateFlows() const;          // m3/s per GPU, layout order
 
  private:
   struct Impl;
