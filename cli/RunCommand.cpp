@@ -43,9 +43,9 @@ void applyOverrides(const RunArguments& arguments, core::SimulationSpec& simulat
   const double steps = simulation.duration / simulation.step;
   if (steps > core::kMaxSimulationSteps) {
     throw core::InputError({"<command line>", 0, 0}, arguments.step_s ? "--step" : "--duration",
-                           "the run would take " + std::to_string(steps) + " steps; at most " +
-                               std::to_string(core::kMaxSimulationSteps) +
-                               " are allowed (use a larger step)");
+                           "the run would take " + std::to_string(steps) + " steps; at most "
+                               + std::to_string(core::kMaxSimulationSteps)
+                               + " are allowed (use a larger step)");
   }
   if (std::abs(steps - std::round(steps)) > 1e-9 * steps || std::round(steps) < 1.0) {
     throw core::InputError({"<command line>", 0, 0}, arguments.duration_s ? "--duration" : "--step",

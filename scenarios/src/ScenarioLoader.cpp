@@ -6,16 +6,19 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <utility>
 #include <vector>
 
+#include "WeatherCsv.hpp"
 #include "YamlReader.hpp"
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/core/Units.hpp"
 #include "racktwin/thermal/Coolant.hpp"
+#include "racktwin/thermal/HeatRejection.hpp"
 #include "racktwin/thermal/Hydraulics.hpp"
 
 #ifndef RACKTWIN_SOURCE_DIR
@@ -47,6 +50,17 @@ std::string seconds(double t) {
 }
 std::string watts(double P) {
   return formatNumber(P) + " W";
+}
+
+/// An outdoor dry or wet bulb must lie within the range of outdoor air on Earth (WeatherCsv.hpp):
+/// a Fahrenheit or kelvin figure given with the wrong unit fails here.
+void requireOutdoorAir(const MapReader& m, std::string_view key, double T) {
+  const double t = core::toCelsius(T);
+  if (!(t >= detail::kOutdoorAirMin_degC && t <= detail::kOutdoorAirMax_degC)) {
+    m.fail(key, "must be an outdoor air temperature, " + formatNumber(detail::kOutdoorAirMin_degC)
+                    + " to " + formatNumber(detail::kOutdoorAirMax_degC) + " degC, got "
+                    + formatNumber(t) + " degC");
+  }
 }
 
 std::string joined(const std::vector<std::string>& names) {
@@ -84,6 +98,9 @@ constexpr DataKind kCduKind{"cdu", "cdus", "CDU type"};
 constexpr DataKind kColdPlateKind{"cold_plate", "cold-plates", "cold plate type"};
 constexpr DataKind kPsuKind{"psu", "psus", "PSU type"};
 constexpr DataKind kRoomKind{"room", "rooms", "room type"};
+// A heat-rejection file is of kind dry_cooler or cooling_tower (readHeatRejection checks it).
+constexpr DataKind kHeatRejectionKind{"dry_cooler", "heat-rejection", "heat-rejection type"};
+constexpr DataKind kChillerKind{"chiller", "chillers", "chiller type"};
 
 /// What a PSU data file gives to a rack's PowerShelfSpec.
 struct PsuData {
@@ -92,7 +109,9 @@ struct PsuData {
   double power_factor = 0.0;
 };
 
-void readHeader(const MapReader& r, const DataKind& kind) {
+/// Reads the header of a data file whose `kind:` must be one of `kinds`; returns the kind.
+std::string readHeader(const MapReader& r, std::initializer_list<std::string_view> kinds,
+                       std::string_view noun) {
   // racktwin_data was checked by checkFormatVersion; read it so the key counts as used.
   if (!r.has("racktwin_data")) {
     r.fail("racktwin_data", "required key is missing; a data file starts with 'racktwin_data: "
@@ -100,11 +119,23 @@ void readHeader(const MapReader& r, const DataKind& kind) {
   }
   (void)r.integer("racktwin_data", kDataFormatVersion, kDataFormatVersion);
   const std::string k = r.string("kind", "the kind of data file");
-  if (k != kind.kind) {
-    r.fail("kind", "expected kind '" + std::string(kind.kind) + "' (this file is read as a "
-                       + std::string(kind.noun) + "), got '" + k + "'");
+  if (std::find(kinds.begin(), kinds.end(), k) == kinds.end()) {
+    std::string expected;
+    std::size_t i = 0;
+    for (std::string_view kind : kinds) {
+      if (i > 0) expected += i + 1 == kinds.size() ? " or " : ", ";
+      expected += "'" + std::string(kind) + "'";
+      ++i;
+    }
+    r.fail("kind", "expected kind " + expected + " (this file is read as a " + std::string(noun)
+                       + "), got '" + k + "'");
   }
   (void)r.optionalString("description", "a description");
+  return k;
+}
+
+void readHeader(const MapReader& r, const DataKind& kind) {
+  (void)readHeader(r, {kind.kind}, kind.noun);
 }
 
 core::PowerLawDrop readDrop(const MapReader& m) {
@@ -182,6 +213,21 @@ core::PipeSpec readPipe(const MapReader& parent, std::string_view key) {
   return p;
 }
 
+/// A pump map's `installed`, `duty` (both default 1) and `standby_switchover_time` (required
+/// exactly when installed > duty).
+void readPumpCounts(const MapReader& pump, int& installed, int& duty, double& switchover) {
+  installed = pump.integerOr("installed", 1, 1, kMaxCount);
+  duty = pump.integerOr("duty", 1, 1, kMaxCount);
+  if (duty > installed) {
+    pump.fail("duty", "must not exceed the pumps installed (" + std::to_string(installed) + ")");
+  }
+  if (installed > duty) {
+    switchover = pump.quantity("standby_switchover_time", Dimension::Time, Check::NonNegative);
+  } else if (pump.has("standby_switchover_time")) {
+    pump.fail("standby_switchover_time", "only with a standby pump (installed above duty)");
+  }
+}
+
 /// Reads data files on demand and keeps each type once.
 class DataLibrary {
  public:
@@ -210,6 +256,24 @@ class DataLibrary {
   core::RoomSpec room(const std::string& type, const core::SourceLocation& where,
                       const std::string& key) {
     return readRoom(open(kRoomKind, type, where, key));
+  }
+
+  /// A heat-rejection type (one unit). Its design point is rated with water of density rho and
+  /// heat capacity cp, as the facility loop rates it (water at the plant's supply set-point).
+  core::HeatRejectionSpec heatRejection(const MapReader& ref, std::string_view key, double rho,
+                                        double cp) {
+    const std::string type = ref.typeName(key);
+    return readHeatRejection(open(kHeatRejectionKind, type, ref, key), type, rho, cp);
+  }
+
+  core::ChillerSpec chiller(const MapReader& ref, std::string_view key) {
+    const std::string type = ref.typeName(key);
+    return readChiller(open(kChillerKind, type, ref, key), type);
+  }
+
+  /// The data file of a CDU type, for messages.
+  std::string cduDataFile(const std::string& type) const {
+    return dataFile(kCduKind, type).string();
   }
 
  private:
@@ -430,10 +494,10 @@ class DataLibrary {
   }
 
   core::CduSpec readCdu(const YamlDocument& doc, const std::string& type) {
-    const MapReader r =
-        MapReader::root(doc, {"racktwin_data", "kind", "description", "rated_heat", "approach",
-                              "secondary_nominal_flow", "facility_nominal_flow", "heat_exchanger",
-                              "strainer", "pump", "supply_temperature_setpoint", "valve"});
+    const MapReader r = MapReader::root(
+        doc, {"racktwin_data", "kind", "description", "rated_heat", "approach",
+              "secondary_nominal_flow", "facility_nominal_flow", "heat_exchanger", "strainer",
+              "pump", "supply_temperature_setpoint", "valve", "facility_side"});
     readHeader(r, kCduKind);
     core::CduSpec c;
     c.type = type;
@@ -465,19 +529,7 @@ class DataLibrary {
     c.pump.efficiency =
         pump.quantity("efficiency", Dimension::Dimensionless, Check::PositiveFraction);
     c.pump.volume = pump.quantity("volume", Dimension::Volume, Check::Positive);
-    c.pumps_installed = pump.integerOr("installed", 1, 1, kMaxCount);
-    c.pumps_duty = pump.integerOr("duty", 1, 1, kMaxCount);
-    if (c.pumps_duty > c.pumps_installed) {
-      pump.fail("duty",
-                "must not exceed the pumps installed (" + std::to_string(c.pumps_installed) + ")");
-    }
-    if (c.pumps_installed > c.pumps_duty) {
-      c.standby_switchover_time =
-          pump.quantity("standby_switchover_time", Dimension::Time, Check::NonNegative);
-    } else if (pump.has("standby_switchover_time")) {
-      pump.fail("standby_switchover_time",
-                "only for a CDU with a standby pump (installed above duty)");
-    }
+    readPumpCounts(pump, c.pumps_installed, c.pumps_duty, c.standby_switchover_time);
     pump.finish();
     c.T_supply_set = r.quantity("supply_temperature_setpoint", Dimension::Temperature);
     const MapReader valve = r.map(
@@ -489,6 +541,120 @@ class DataLibrary {
     if (c.valve_opening_min >= 1.0) valve.fail("minimum_opening", "must be below 100 %");
     c.valve_stroke_time = valve.quantity("stroke_time", Dimension::Time, Check::Positive);
     valve.finish();
+    readFacilitySide(r, c);
+    r.finish();
+    return c;
+  }
+
+  /// The optional `facility_side` of a CDU: its facility-side control valve (by Cv) and the
+  /// exchanger's primary side, used when the scenario has a facility loop. Without it A_v stays 0
+  /// (readCdus refuses such a CDU in a loop). The valve is the one `valve:` controls, so its
+  /// actuator's stroke time is valve.stroke_time.
+  static void readFacilitySide(const MapReader& r, core::CduSpec& c) {
+    const auto side =
+        r.optionalMap("facility_side", {"valve", "pressure_drop", "pressure_drop_table", "volume"});
+    if (!side) return;
+    const MapReader v =
+        side->map("valve", {"flow_coefficient_Cv", "characteristic", "rangeability", "leakage"});
+    core::ControlValveSpec& valve = c.facility_valve;
+    valve.A_v = v.number("flow_coefficient_Cv", Check::Positive) * thermal::kCvToAv_m2;
+    const std::string ch = v.string("characteristic", "'equal_percentage' or 'linear'");
+    if (ch == "equal_percentage") {
+      valve.characteristic = core::ControlValveSpec::Characteristic::EqualPercentage;
+      valve.rangeability = v.number("rangeability", Check::Positive);
+      if (valve.rangeability <= 1.0) {
+        v.fail("rangeability",
+               "must be above 1 (the ratio of the largest to the smallest "
+               "controllable flow), got "
+                   + formatNumber(valve.rangeability));
+      }
+    } else if (ch == "linear") {
+      valve.characteristic = core::ControlValveSpec::Characteristic::Linear;
+      v.restrictTo({"flow_coefficient_Cv", "characteristic", "leakage"},
+                   "by a linear characteristic (rangeability belongs to equal_percentage)");
+    } else {
+      v.fail("characteristic", "expected 'equal_percentage' or 'linear', got '" + ch + "'");
+    }
+    valve.leakage = v.quantity("leakage", Dimension::Dimensionless, Check::Positive);
+    if (valve.leakage >= 1.0) {
+      v.fail("leakage",
+             "must be below 100 % (the closed valve's flow as a fraction of the open "
+             "valve's), got "
+                 + formatNumber(valve.leakage));
+    }
+    valve.stroke_time = c.valve_stroke_time;
+    v.finish();
+    c.hx_facility_dp = readDropLaw(*side, "pressure_drop");
+    c.hx_facility_volume = side->quantity("volume", Dimension::Volume, Check::Positive);
+    side->finish();
+  }
+
+  core::HeatRejectionSpec readHeatRejection(const YamlDocument& doc, const std::string& type,
+                                            double rho, double cp) {
+    const MapReader r = MapReader::root(
+        doc, {"racktwin_data", "kind", "description", "rated_heat", "nominal_water_flow",
+              "approach", "design_ambient", "fan_power", "minimum_fan_speed", "pressure_drop",
+              "pressure_drop_table", "volume", "cycles_of_concentration", "drift"});
+    const std::string kind =
+        readHeader(r, {"dry_cooler", "cooling_tower"}, kHeatRejectionKind.noun);
+    core::HeatRejectionSpec h;
+    h.type = type;
+    const bool tower = kind == "cooling_tower";
+    h.kind = tower ? core::HeatRejectionSpec::Kind::CoolingTower
+                   : core::HeatRejectionSpec::Kind::DryCooler;
+    if (!tower) {
+      r.restrictTo({"racktwin_data", "kind", "description", "rated_heat", "nominal_water_flow",
+                    "approach", "design_ambient", "fan_power", "minimum_fan_speed", "pressure_drop",
+                    "pressure_drop_table", "volume"},
+                   "by kind dry_cooler (cycles_of_concentration and drift are a cooling tower's)");
+    }
+    h.Q_flow_nominal = r.quantity("rated_heat", Dimension::Power, Check::Positive);
+    h.V_flow_nominal = r.quantity("nominal_water_flow", Dimension::VolumeFlow, Check::Positive);
+    h.approach_nominal = r.quantity("approach", Dimension::TemperatureDifference, Check::Positive);
+    h.T_ambient_nominal = r.quantity("design_ambient", Dimension::Temperature, Check::Positive);
+    requireOutdoorAir(r, "design_ambient", h.T_ambient_nominal);
+    h.fan_P_nominal = r.quantity("fan_power", Dimension::Power, Check::NonNegative);
+    h.fan_speed_min = r.quantity("minimum_fan_speed", Dimension::Dimensionless, Check::Fraction);
+    if (h.fan_speed_min >= 1.0) r.fail("minimum_fan_speed", "must be below 100 %");
+    h.dp = readDropLaw(r, "pressure_drop");
+    h.volume = r.quantity("volume", Dimension::Volume, Check::Positive);
+    if (tower) {
+      h.cycles_of_concentration = r.number("cycles_of_concentration", Check::Positive);
+      if (h.cycles_of_concentration <= 1.0) {
+        r.fail("cycles_of_concentration",
+               "must be above 1 (blow-down = evaporation / (cycles - 1)), got "
+                   + formatNumber(h.cycles_of_concentration));
+      }
+      h.drift_fraction = r.quantity("drift", Dimension::Dimensionless, Check::Fraction);
+      if (h.drift_fraction >= 1.0) r.fail("drift", "must be below 100 % of the water flow");
+    }
+    // The model rates the unit from this design point; one it cannot rate fails here, at the
+    // approach that decides it, rather than when the run starts.
+    try {
+      (void)thermal::HeatRejectionUnit(h, rho, cp);
+    } catch (const std::invalid_argument& e) {
+      r.fail("approach", std::string("the design point cannot be rated: ") + e.what());
+    }
+    r.finish();
+    return h;
+  }
+
+  core::ChillerSpec readChiller(const YamlDocument& doc, const std::string& type) {
+    const MapReader r = MapReader::root(
+        doc, {"racktwin_data", "kind", "description", "capacity", "carnot_fraction",
+              "condenser_approach", "max_cop", "pressure_drop", "pressure_drop_table", "volume"});
+    readHeader(r, kChillerKind);
+    core::ChillerSpec c;
+    c.present = true;
+    c.type = type;
+    c.Q_flow_nominal = r.quantity("capacity", Dimension::Power, Check::Positive);
+    c.carnot_fraction =
+        r.quantity("carnot_fraction", Dimension::Dimensionless, Check::PositiveFraction);
+    c.condenser_approach =
+        r.quantity("condenser_approach", Dimension::TemperatureDifference, Check::NonNegative);
+    c.COP_max = r.number("max_cop", Check::Positive);
+    c.dp = readDropLaw(r, "pressure_drop");
+    c.volume = r.quantity("volume", Dimension::Volume, Check::Positive);
     r.finish();
     return c;
   }
@@ -586,6 +752,145 @@ core::SimulationSpec readSimulation(const MapReader& r) {
   return s;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Facility water and the outdoor ambient
+
+/// Where the facility loop was given, for the checks that need the CDUs (read later).
+struct FacilityOrigin {
+  core::SourceLocation loop_where;  // the `loop:` key
+  bool header_segment = false;      // facility_water.loop.header_segment was given
+};
+
+/// `facility_water.loop`: plant pumps, their differential-pressure control, the mains, the heat
+/// rejection and the optional trim chiller (core::FacilityLoopSpec).
+void readFacilityLoop(const MapReader& m, const MapReader& fw, DataLibrary& lib,
+                      core::FacilityWaterSpec& f, FacilityOrigin& origin) {
+  // With a loop the supply temperature is the plant's set-point and the loop's water is held at
+  // its properties: it must be liquid.
+  const double T_degC = core::toCelsius(f.T_supply);
+  if (!(T_degC > 0.0 && T_degC < 100.0)) {
+    fw.fail("supply_temperature",
+            "with a facility loop this is the plant's supply set-point and must be liquid water, "
+            "above 0 and below 100 degC, got "
+                + degC(f.T_supply));
+  }
+  core::FacilityLoopSpec& l = f.loop;
+  l.present = true;
+  const bool controlled = m.has("control");
+  const MapReader pump = m.map("pump", {"shutoff_pressure", "max_flow", "speed", "efficiency",
+                                        "volume", "installed", "duty", "standby_switchover_time"});
+  l.pump.dp_shutoff = pump.quantity("shutoff_pressure", Dimension::Pressure, Check::Positive);
+  l.pump.V_flow_max = pump.quantity("max_flow", Dimension::VolumeFlow, Check::Positive);
+  if (controlled && pump.has("speed")) {
+    pump.fail("speed",
+              "the differential-pressure control (facility_water.loop.control) sets the speed; "
+              "give either pump.speed (a fixed speed) or control, not both");
+  }
+  l.pump.speed = pump.quantityOr("speed", Dimension::Dimensionless, 1.0, Check::PositiveFraction);
+  l.pump.efficiency =
+      pump.quantity("efficiency", Dimension::Dimensionless, Check::PositiveFraction);
+  l.pump.volume = pump.quantity("volume", Dimension::Volume, Check::Positive);
+  readPumpCounts(pump, l.pumps_installed, l.pumps_duty, l.standby_switchover_time);
+  pump.finish();
+  if (const auto c = m.optionalMap("control", {"differential_pressure", "proportional_gain_per_kPa",
+                                               "integral_time", "minimum_speed"})) {
+    l.dp_set = c->quantity("differential_pressure", Dimension::Pressure, Check::Positive);
+    l.pump_gain = c->number("proportional_gain_per_kPa", Check::Positive) / 1000.0;  // per Pa
+    l.pump_integral_time = c->quantity("integral_time", Dimension::Time, Check::NonNegative);
+    l.pump_speed_min = c->quantity("minimum_speed", Dimension::Dimensionless, Check::Fraction);
+    if (l.pump_speed_min >= 1.0) {
+      c->fail("minimum_speed", "must be below 100 %, or the speed cannot follow the control");
+    }
+    c->finish();
+  }
+  l.plant_pipe = readPipe(m, "plant_pipe");
+  if (m.has("header_segment")) {
+    l.header_segment = readPipe(m, "header_segment");
+    origin.header_segment = true;
+  }
+  const thermal::CoolantProperties water = thermal::Coolant::water().at(f.T_supply);
+  const MapReader hr = m.map("heat_rejection", {"type", "units"});
+  l.heat_rejection = lib.heatRejection(hr, "type", water.rho, water.cp);
+  l.heat_rejection.units = hr.integer("units", 1, kMaxCount);
+  hr.finish();
+  if (const auto ch = m.optionalMap("chiller", {"type"})) {
+    l.chiller = lib.chiller(*ch, "type");
+    ch->finish();
+  }
+  m.finish();
+}
+
+core::FacilityWaterSpec readFacilityWater(const MapReader& r, DataLibrary& lib,
+                                          FacilityOrigin& origin) {
+  const MapReader fw = r.map("facility_water", {"supply_temperature", "loop"});
+  core::FacilityWaterSpec f;
+  f.T_supply = fw.quantity("supply_temperature", Dimension::Temperature);
+  if (const auto loop = fw.optionalMap("loop", {"pump", "control", "plant_pipe", "header_segment",
+                                                "heat_rejection", "chiller"})) {
+    origin.loop_where = fw.whereKey("loop");
+    readFacilityLoop(*loop, fw, lib, f, origin);
+  }
+  fw.finish();
+  return f;
+}
+
+/// `ambient`: outdoor air at the plant, constant or from a weather file. Required with a facility
+/// loop, refused without one (nothing else uses it).
+core::AmbientSpec readAmbient(const MapReader& r, const std::string& scenario_path,
+                              const core::FacilityWaterSpec& f, const FacilityOrigin& origin) {
+  const auto m = r.optionalMap("ambient", {"dry_bulb", "wet_bulb", "weather", "weather_start"});
+  if (!m) {
+    if (f.loop.present) {
+      r.fail("ambient", "required key is missing: the facility loop (facility_water.loop at line "
+                            + std::to_string(origin.loop_where.line)
+                            + ") rejects heat to outdoor air; expected a map with dry_bulb and "
+                              "wet_bulb, or weather (a weather file)");
+    }
+    return {};
+  }
+  if (!f.loop.present) {
+    r.fail("ambient",
+           "the outdoor ambient is used only by a facility loop; add "
+           "facility_water.loop or remove ambient");
+  }
+  core::AmbientSpec a;
+  if (m->has("weather")) {
+    m->restrictTo({"weather", "weather_start"},
+                  "with a weather file (the file gives the dry and wet bulb)");
+    fs::path path(m->string("weather", "the path of a weather CSV file"));
+    if (path.is_relative()) path = fs::path(scenario_path).parent_path() / path;
+    path = path.lexically_normal();
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) {
+      m->fail("weather", "no weather file '" + path.string()
+                             + "' (a relative path starts at the scenario file's folder)");
+    }
+    a = detail::readWeatherCsv(path.string());
+    // Simulation time 0 is `weather_start` in the file's time.
+    const double start = m->quantityOr("weather_start", Dimension::Time, 0.0);
+    for (double& t : a.time)
+      t -= start;
+  } else {
+    m->restrictTo({"dry_bulb", "wet_bulb"},
+                  "without a weather file (weather_start shifts a weather file's time)");
+    if (!m->has("dry_bulb") && !m->has("wet_bulb")) {
+      m->fail("dry_bulb",
+              "required key is missing; expected dry_bulb and wet_bulb "
+              "(temperatures) or weather (a weather file)");
+    }
+    a.T_dry_bulb = m->quantity("dry_bulb", Dimension::Temperature, Check::Positive);
+    requireOutdoorAir(*m, "dry_bulb", a.T_dry_bulb);
+    a.T_wet_bulb = m->quantity("wet_bulb", Dimension::Temperature, Check::Positive);
+    requireOutdoorAir(*m, "wet_bulb", a.T_wet_bulb);
+    if (a.T_wet_bulb > a.T_dry_bulb) {
+      m->fail("wet_bulb", "must not exceed the dry bulb (" + degC(a.T_dry_bulb) + "), got "
+                              + degC(a.T_wet_bulb));
+    }
+  }
+  m->finish();
+  return a;
+}
+
 /// Every id in a scenario (CDUs, racks, jobs) names one thing.
 class IdRegistry {
  public:
@@ -645,7 +950,8 @@ core::RowHeaderSpec readHeaders(const MapReader& cdu) {
   return h;
 }
 
-std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegistry& ids) {
+std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegistry& ids,
+                                    bool facility_loop) {
   const ListReader list = r.list("cdus", "CDUs");
   if (list.size() == 0) r.fail("cdus", "expected at least one CDU");
   std::vector<core::CduSpec> cdus;
@@ -656,6 +962,12 @@ std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegi
     ids.add(id.str(), "CDU", m, "id");
     core::CduSpec c = lib.cdu(m, "type");
     c.id = id;
+    if (facility_loop && !(c.facility_valve.A_v > 0.0)) {
+      m.fail("type", "CDU type '" + c.type + "' has no facility_side in its data file "
+                         + lib.cduDataFile(c.type)
+                         + "; a facility loop (facility_water.loop) needs each CDU's facility-side "
+                           "valve and exchanger pressure drop");
+    }
     c.T_supply_set =
         m.quantityOr("supply_temperature_setpoint", Dimension::Temperature, c.T_supply_set);
     c.pump.speed =
@@ -970,6 +1282,10 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
        Dimension::Temperature, Check::Positive},
       {"set_pump_speed", core::EventKind::SetPumpSpeed, Target::Cdu, Dimension::Dimensionless,
        Check::Fraction},
+      {"facility_pump_trip", core::EventKind::FacilityPumpTrip, Target::None, std::nullopt,
+       Check::Any},
+      {"heat_rejection_fan_loss", core::EventKind::HeatRejectionFanLoss, Target::None,
+       Dimension::Dimensionless, Check::Fraction},
   };
   // Chip ids as the layout names them, for clog_cold_plate targets (built only when needed).
   std::optional<core::SiteLayout> layout;
@@ -993,8 +1309,16 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
       m.restrictTo({"at", "action", "target", "value"}, why);
     } else if (has_target) {
       m.restrictTo({"at", "action", "target"}, why);
-    } else {
+    } else if (action->value) {
       m.restrictTo({"at", "action", "value"}, why);
+    } else {
+      m.restrictTo({"at", "action"}, why);
+    }
+    const bool loop = site.facility.loop.present;
+    if (!loop
+        && (action->kind == core::EventKind::FacilityPumpTrip
+            || action->kind == core::EventKind::HeatRejectionFanLoss)) {
+      m.fail("action", "action " + name + " needs a facility loop (facility_water.loop)");
     }
     core::EventSpec e;
     e.kind = action->kind;
@@ -1018,6 +1342,13 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
       }
     }
     if (action->value) e.value = m.quantity("value", *action->value, action->check);
+    if (loop && e.kind == core::EventKind::SetFacilitySupplyTemperature
+        && !(core::toCelsius(e.value) > 0.0 && core::toCelsius(e.value) < 100.0)) {
+      m.fail("value",
+             "the facility loop's supply set-point must be liquid water, above 0 and "
+             "below 100 degC, got "
+                 + degC(e.value));
+    }
     if (e.kind == core::EventKind::ClogColdPlate && e.value < 1.0) {
       m.fail("value", "a clogged cold plate's pressure-drop multiplier must be at least 1, got "
                           + std::to_string(e.value));
@@ -1051,7 +1382,7 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   checkFormatVersion(doc, "racktwin_scenario", kScenarioFormatVersion, "scenario");
   const MapReader r = MapReader::root(
       doc, {"racktwin_scenario", "name", "description", "data_dir", "simulation", "coolant",
-            "facility_water", "room", "cdus", "rings", "racks", "workload", "events"});
+            "facility_water", "ambient", "room", "cdus", "rings", "racks", "workload", "events"});
   if (!r.has("racktwin_scenario")) {
     r.fail("racktwin_scenario",
            "required key is missing; a scenario file starts with "
@@ -1068,9 +1399,9 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   site.simulation = readSimulation(r);
   site.secondary_coolant = readCoolant(r);
 
-  const MapReader fw = r.map("facility_water", {"supply_temperature"});
-  site.facility.T_supply = fw.quantity("supply_temperature", Dimension::Temperature);
-  fw.finish();
+  FacilityOrigin facility_origin;
+  site.facility = readFacilityWater(r, lib, facility_origin);
+  site.ambient = readAmbient(r, doc.file, site.facility, facility_origin);
 
   constexpr std::string_view kDefaultRoom = "default";
   if (const auto room =
@@ -1085,7 +1416,13 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   }
 
   IdRegistry ids;
-  site.cdus = readCdus(r, lib, ids);
+  site.cdus = readCdus(r, lib, ids, site.facility.loop.present);
+  if (site.facility.loop.present && site.cdus.size() > 1 && !facility_origin.header_segment) {
+    throw core::InputError(facility_origin.loop_where, "facility_water.loop.header_segment",
+                           "required key is missing: with " + std::to_string(site.cdus.size())
+                               + " CDUs the supply and return mains run between their taps; "
+                                 "expected a pipe (length, inner_diameter, roughness, cells)");
+  }
   std::vector<RackOrigin> rack_origins;
   site.racks = readRacks(r, lib, ids, site.cdus, site.secondary_coolant, rack_origins);
   site.rings = readRings(r, site.cdus, site.racks, rack_origins, site.secondary_coolant, ids);

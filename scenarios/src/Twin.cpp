@@ -85,10 +85,10 @@ core::Summary Twin::finish(bool complete) {
   std::optional<double> water;
   for (const core::SummaryItem& item : summary.items())
     if (item.key == "water_use_m3") water = item.value;
-  summary.add({"wue_L_per_kWh",
-               water && it > 0.0 ? std::optional<double>(*water * 1e3 / (it / 3.6e6))
-                                 : std::nullopt,
-               "WUE, make-up water per IT energy", "L/kWh", 1.0, 0.0});
+  summary.add(
+      {"wue_L_per_kWh",
+       water && it > 0.0 ? std::optional<double>(*water * 1e3 / (it / 3.6e6)) : std::nullopt,
+       "WUE, make-up water per IT energy", "L/kWh", 1.0, 0.0});
   m.recorder.close(complete, summary.toJson());
   return summary;
 }

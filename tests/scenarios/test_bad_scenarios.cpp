@@ -443,3 +443,149 @@ TEST_CASE("rings: a ring without a CDU", "[scenarios]") {
   requireRingError("taps: [row1/cdu1, row1/rack01, row1/cdu2]", "taps: [row1/rack01]",
                    "    taps:", "rings[0].taps", {"expected at least one CDU on the ring"});
 }
+
+// ---- The facility water loop and the outdoor ambient (docs/scenario-format.md) ----
+
+namespace {
+const std::string kLoop = R"(facility_water:
+  supply_temperature: 32 degC
+  loop:
+    pump: {shutoff_pressure: 250 kPa, max_flow: 720 L/min, efficiency: 65 %, volume: 10 L}
+    control: {differential_pressure: 100 kPa, proportional_gain_per_kPa: 0.001, integral_time: 10 s, minimum_speed: 30 %}
+    plant_pipe: {length: 30 m, inner_diameter: 77.9 mm, roughness: 0.045 mm, cells: 5}
+    heat_rejection: {type: dry-cooler-1500kw, units: 1}
+    chiller: {type: trim-chiller-500kw}
+ambient: {dry_bulb: 35 degC, wet_bulb: 24 degC}
+)";
+
+/// The base scenario with a facility loop on a constant ambient.
+std::string loopBase() {
+  return replaced(kBase, "facility_water: {supply_temperature: 32 degC}\n", kLoop);
+}
+
+void requireLoopError(const std::string& from, const std::string& to, const std::string& marker,
+                      const std::string& key, const std::vector<std::string>& parts) {
+  const std::string text = replaced(loopBase(), from, to);
+  INFO("scenario:\n" << text);
+  const int line = lineOf(text, marker);
+  REQUIRE(line > 0);
+  requireInputError([&] { loadInline(text); }, Expected{kInline, line, key, parts});
+}
+}  // namespace
+
+TEST_CASE("loop: the base with a facility loop and its events is valid", "[scenarios]") {
+  const std::string text =
+      replaced(loopBase(), "  - {at: 600 s, action: pump_trip, target: row1/cdu1}\n",
+               "  - {at: 600 s, action: facility_pump_trip}\n"
+               "  - {at: 900 s, action: heat_rejection_fan_loss, value: 50 %}\n");
+  const auto site = loadScenarioFromString(text, kInline, sourcePath("data"));
+  CHECK(site.facility.loop.present);
+  REQUIRE(site.events.size() == 2);
+  CHECK(site.events[0].kind == racktwin::core::EventKind::FacilityPumpTrip);
+  CHECK(site.events[0].time == 600.0);
+  CHECK(site.events[1].kind == racktwin::core::EventKind::HeatRejectionFanLoss);
+  CHECK(site.events[1].value == Approx(0.5).epsilon(1e-12));
+}
+
+TEST_CASE("loop: the ambient is required with a loop and refused without one", "[scenarios]") {
+  requireLoopError("ambient: {dry_bulb: 35 degC, wet_bulb: 24 degC}\n", "", "racktwin_scenario",
+                   "ambient",
+                   {"required key is missing", "facility_water.loop at line 7",
+                    "expected a map with dry_bulb and wet_bulb, or weather"});
+  requireInlineError("facility_water: {supply_temperature: 32 degC}\n",
+                     "facility_water: {supply_temperature: 32 degC}\n"
+                     "ambient: {dry_bulb: 35 degC, wet_bulb: 24 degC}\n",
+                     "ambient:", "ambient",
+                     {"used only by a facility loop; add facility_water.loop or remove ambient"});
+}
+
+TEST_CASE("loop: ambient values are checked", "[scenarios]") {
+  requireLoopError("wet_bulb: 24 degC", "wet_bulb: 36 degC", "ambient:", "ambient.wet_bulb",
+                   {"must not exceed the dry bulb (35 degC), got 36 degC"});
+  requireLoopError("dry_bulb: 35 degC", "dry_bulb: 95 K", "ambient:", "ambient.dry_bulb",
+                   {"must be an outdoor air temperature, -100 to 70 degC, got -178.15 degC"});
+  requireLoopError("wet_bulb: 24 degC", "wet_bulb: 24 kPa", "ambient:", "ambient.wet_bulb",
+                   {"expected a temperature"});
+  requireLoopError("ambient: {dry_bulb: 35 degC, wet_bulb: 24 degC}",
+                   "ambient: {weather: w.csv, dry_bulb: 35 degC}", "ambient:", "ambient.dry_bulb",
+                   {"not used with a weather file", "expected one of: weather, weather_start"});
+  requireLoopError("ambient: {dry_bulb: 35 degC, wet_bulb: 24 degC}",
+                   "ambient: {dry_bulb: 35 degC, wet_bulb: 24 degC, weather_start: 2 h}",
+                   "ambient:", "ambient.weather_start", {"not used without a weather file"});
+  requireLoopError("ambient: {dry_bulb: 35 degC, wet_bulb: 24 degC}", "ambient: {}",
+                   "ambient:", "ambient.dry_bulb",
+                   {"required key is missing", "dry_bulb and wet_bulb", "or weather"});
+  requireLoopError("ambient: {dry_bulb: 35 degC, wet_bulb: 24 degC}",
+                   "ambient: {dry_bulb: 35 degC}", "ambient:", "ambient.wet_bulb",
+                   {"required key is missing"});
+}
+
+TEST_CASE("loop: plant data types resolve to data files", "[scenarios]") {
+  const auto file = [](const std::string& relative) {
+    return std::filesystem::path(sourcePath("data/" + relative)).lexically_normal().string();
+  };
+  requireLoopError("type: dry-cooler-1500kw", "type: dry-cooler-9mw", "dry-cooler-9mw",
+                   "facility_water.loop.heat_rejection.type",
+                   {"unknown heat-rejection type 'dry-cooler-9mw': no data file "
+                        + file("heat-rejection/dry-cooler-9mw.yaml"),
+                    "available: cooling-tower-1500kw, dry-cooler-1500kw"});
+  requireLoopError("type: trim-chiller-500kw", "type: trim-chiller-2mw", "trim-chiller-2mw",
+                   "facility_water.loop.chiller.type",
+                   {"unknown chiller type 'trim-chiller-2mw': no data file "
+                        + file("chillers/trim-chiller-2mw.yaml"),
+                    "available: trim-chiller-500kw"});
+  requireLoopError("type: dry-cooler-1500kw", "type: ../dry", "type: ../dry",
+                   "facility_water.loop.heat_rejection.type", {"expected a type name"});
+}
+
+TEST_CASE("loop: plant values and units are checked", "[scenarios]") {
+  requireLoopError("differential_pressure: 100 kPa", "differential_pressure: 100 kW",
+                   "control:", "facility_water.loop.control.differential_pressure",
+                   {"expected a pressure in Pa, kPa"});
+  requireLoopError("max_flow: 720 L/min", "max_flow: 720 L",
+                   "pump:", "facility_water.loop.pump.max_flow", {"expected a volume flow"});
+  requireLoopError("proportional_gain_per_kPa: 0.001", "proportional_gain_per_kPa: 1 %/kPa",
+                   "control:", "facility_water.loop.control.proportional_gain_per_kPa",
+                   {"expected a plain number (the key name gives the unit)"});
+  requireLoopError("minimum_speed: 30 %", "minimum_speed: 100 %",
+                   "control:", "facility_water.loop.control.minimum_speed",
+                   {"must be below 100 %"});
+  requireLoopError("efficiency: 65 %,", "speed: 80 %, efficiency: 65 %,",
+                   "pump:", "facility_water.loop.pump.speed",
+                   {"give either pump.speed (a fixed speed) or control, not both"});
+  requireLoopError("volume: 10 L}", "volume: 10 L, installed: 2}",
+                   "pump:", "facility_water.loop.pump.standby_switchover_time",
+                   {"required key is missing", "expected a time"});
+  requireLoopError("units: 1}", "units: 0}",
+                   "heat_rejection:", "facility_water.loop.heat_rejection.units",
+                   {"must be from 1 to 1000"});
+  requireLoopError("    chiller: {type: trim-chiller-500kw}\n",
+                   "    chillr: {type: trim-chiller-500kw}\n", "chillr",
+                   "facility_water.loop.chillr",
+                   {"unknown key; expected one of: pump, control, plant_pipe, header_segment, "
+                    "heat_rejection, chiller"});
+  requireLoopError("  supply_temperature: 32 degC\n", "  supply_temperature: 120 degC\n",
+                   "supply_temperature", "facility_water.supply_temperature",
+                   {"must be liquid water", "got 120 degC"});
+  requireLoopError("cdus:\n  - id: row1/cdu1\n    type: inrack-250kw\n",
+                   "cdus:\n  - id: row1/cdu1\n    type: inrack-250kw\n"
+                   "  - id: row1/cdu2\n    type: inrack-250kw\n",
+                   "  loop:", "facility_water.loop.header_segment",
+                   {"required key is missing: with 2 CDUs", "expected a pipe"});
+}
+
+TEST_CASE("loop: facility events need a loop and check their keys", "[scenarios]") {
+  const std::string ev = "  - {at: 600 s, action: pump_trip, target: row1/cdu1}";
+  requireInlineError(ev, "  - {at: 600 s, action: facility_pump_trip}", "facility_pump_trip",
+                     "events[0].action",
+                     {"action facility_pump_trip needs a facility loop (facility_water.loop)"});
+  requireLoopError(ev, "  - {at: 600 s, action: facility_pump_trip, target: row1/cdu1}",
+                   "facility_pump_trip", "events[0].target",
+                   {"not used by action facility_pump_trip; expected one of: at, action"});
+  requireLoopError(ev, "  - {at: 600 s, action: heat_rejection_fan_loss, value: 150 %}",
+                   "heat_rejection_fan_loss", "events[0].value",
+                   {"must be a fraction from 0 to 1"});
+  requireLoopError(ev, "  - {at: 600 s, action: set_facility_supply_temperature, value: 101 degC}",
+                   "set_facility", "events[0].value",
+                   {"the facility loop's supply set-point must be liquid water"});
+}
