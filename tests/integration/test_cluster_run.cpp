@@ -44,4 +44,18 @@ TEST_CASE("The 64-rack cluster hour closes its energy and mass balances", "[inte
     }
     CHECK(sum == Approx(cdu_V[last * cdu_shape[1] + c]).epsilon(1e-9));
   }
+
+  // The facility loop: the plant pumps' flow is the CDUs' facility flows (mass), and the plant
+  // holds its W32 supply set-point at the end of the hour.
+  REQUIRE(site.facility.loop.present);
+  std::vector<unsigned long long> plant_shape, fac_shape;
+  const auto plant_V = core::readResultDataset(result, "/facility/V_flow", &plant_shape);
+  const auto fac_V = core::readResultDataset(result, "/cdu/V_flow_facility", &fac_shape);
+  const auto plant_T = core::readResultDataset(result, "/facility/T_supply", nullptr);
+  double cdus = 0.0;
+  for (std::size_t c = 0; c < fac_shape[1]; ++c)
+    cdus += fac_V[last * fac_shape[1] + c];
+  CHECK(cdus == Approx(plant_V[last]).epsilon(1e-6));
+  CHECK(plant_T[last] == Approx(site.facility.T_supply).margin(0.2));
+  CHECK(s.at("pue").get<double>() > 1.0);
 }
