@@ -1,5 +1,9 @@
 #include "racktwin/power/ElectricalModel.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -13,22 +17,27 @@ namespace racktwin::power {
 namespace {
 
 constexpr double kJoulePerKilowattHour = 3.6e6;
+constexpr std::size_t kSeriesMin = 1024;
+constexpr std::size_t kSeriesMax = std::size_t{1} << 20;  // 8 MiB of facility-power samples
+
+/// Room for the run's electrical steps (block means beyond), a power of two.
+std::size_t seriesCapacity(const core::SimulationSpec& sim) {
+  double steps = 0.0;
+  if (sim.step > 0.0 && sim.substeps > 0) steps = sim.duration / sim.step * sim.substeps;
+  std::size_t capacity = kSeriesMin;
+  while (capacity < kSeriesMax && static_cast<double>(capacity) < steps)
+    capacity <<= 1;
+  return capacity;
+}
 
 }  // namespace
 
-void ElectricalModel::CompensatedSum::add(double x) noexcept {
-  const double t = sum_ + x;
-  // Neumaier: recover the low-order bits lost by whichever operand is smaller.
-  if ((sum_ >= 0.0 ? sum_ : -sum_) >= (x >= 0.0 ? x : -x)) {
-    compensation_ += (sum_ - t) + x;
-  } else {
-    compensation_ += (x - t) + sum_;
-  }
-  sum_ = t;
-}
+ElectricalModel::~ElectricalModel() = default;
 
 ElectricalModel::ElectricalModel(const core::SiteSpec& site, const core::SiteLayout& layout)
-    : layout_(layout) {
+    : layout_(layout),
+      present_(site.electrical.present),
+      facility_series_(seriesCapacity(site.simulation)) {
   RACKTWIN_ASSERT(site.racks.size() == layout.rack_count, "layout built from another site");
   const std::size_t racks = layout.rack_count;
   curves_.reserve(racks);
@@ -57,13 +66,35 @@ ElectricalModel::ElectricalModel(const core::SiteSpec& site, const core::SiteLay
     rack_live_shelves_.push_back(static_cast<std::uint32_t>(power.shelves));
   }
   psu_healthy_.assign(shelf_psu_begin_.back(), 1);
+  psu_feed_.assign(shelf_psu_begin_.back(), 0);
+  shelf_healthy_on_.assign(2 * shelf_healthy_.size(), 0);
+  for (std::size_t s = 0; s < shelf_healthy_.size(); ++s)
+    shelf_healthy_on_[2 * s] = shelf_healthy_[s];
+  shelf_live_ = shelf_healthy_;
+  rack_powered_.assign(racks, 1);
+  rack_tan_phi_.reserve(racks);
+  for (std::size_t r = 0; r < racks; ++r) {
+    const double pf = site.racks[r].type.power.power_factor;
+    if (!(pf > 0.0 && pf <= 1.0)) {
+      throw std::invalid_argument("rack " + layout.rack_ids[r]
+                                  + ": PSU power factor must lie in (0, 1]");
+    }
+    rack_tan_phi_.push_back(std::sqrt(1.0 - pf * pf) / pf);
+  }
   shelf_P_out_.assign(shelf_healthy_.size(), 0.0);
+  rack_P_loss_.assign(racks, 0.0);
+  rack_P_grid_dc_.assign(racks, 0.0);
+  rack_feed_P_.assign(2 * racks, 0.0);
+  const double duration = site.simulation.duration;
+  // Statistics skip the first minute unless the run is too short to have a rest worth showing.
+  min_max_from_ = duration > 120.0 ? 60.0 : 0.0;
   rack_P_ac_.assign(racks, 0.0);
   rack_P_ac_mean_.assign(racks, 0.0);
   rack_P_dc_.assign(racks, 0.0);
   rack_P_psu_loss_.assign(racks, 0.0);
   rack_psu_efficiency_.assign(racks, 0.0);
   gpu_P_.assign(layout.gpu_count, 0.0);
+  if (present_) buildTree(site);
 }
 
 std::size_t ElectricalModel::shelfCount(std::size_t rack) const {
@@ -93,10 +124,13 @@ void ElectricalModel::setPsuHealthy(std::size_t rack, std::size_t shelf, std::si
   psu_healthy_[p] = healthy ? 1 : 0;
   const std::size_t s = shelfIndex(rack, shelf);
   const bool shelf_was_live = shelf_healthy_[s] > 0;
+  std::uint32_t& on_feed = shelf_healthy_on_[2 * s + psu_feed_[p]];
   if (healthy) {
     ++shelf_healthy_[s];
+    ++on_feed;
   } else {
     --shelf_healthy_[s];
+    --on_feed;
   }
   const bool shelf_is_live = shelf_healthy_[s] > 0;
   if (shelf_is_live && !shelf_was_live) ++rack_live_shelves_[rack];
@@ -107,10 +141,16 @@ bool ElectricalModel::psuHealthy(std::size_t rack, std::size_t shelf, std::size_
   return psu_healthy_[psuIndex(rack, shelf, psu)] != 0;
 }
 
+int ElectricalModel::psuFeed(std::size_t rack, std::size_t shelf, std::size_t psu) const {
+  return psu_feed_[psuIndex(rack, shelf, psu)];
+}
+
 double ElectricalModel::psuOutput(std::size_t rack, std::size_t shelf, std::size_t psu) const {
   if (!psuHealthy(rack, shelf, psu)) return 0.0;
   const std::size_t s = shelfIndex(rack, shelf);
-  return shelf_P_out_[s] / static_cast<double>(shelf_healthy_[s]);
+  if (!present_) return shelf_P_out_[s] / static_cast<double>(shelf_healthy_[s]);
+  if (!dist_->feedLive(rack, psuFeed(rack, shelf, psu)) || shelf_live_[s] == 0) return 0.0;
+  return shelf_P_out_[s] / static_cast<double>(shelf_live_[s]);
 }
 
 double ElectricalModel::shelfOutput(std::size_t rack, std::size_t shelf) const {
@@ -131,12 +171,87 @@ void ElectricalModel::initialize(core::SiteState& state) {
   it_energy_.reset();
   psu_loss_energy_.reset();
   dc_energy_.reset();
-  solve(0.0, state);
+  facility_energy_.reset();
+  load_energy_.reset();
+  facility_series_.clear();
+  series_started_ = have_min_max_ = have_min_max_all_ = false;
+  gpus_unpowered_max_ = 0;
+  if (present_) {
+    solveTree(state.time, 0.0, state);
+  } else {
+    solve(0.0, state);
+  }
 }
 
-void ElectricalModel::advance(double /*t*/, double dt, core::SiteState& state) {
+void ElectricalModel::advance(double t, double dt, core::SiteState& state) {
   RACKTWIN_ASSERT(dt > 0.0, "advance needs dt > 0");
-  solve(dt, state);
+  if (present_) {
+    solveTree(t, dt, state);
+  } else {
+    solve(dt, state);
+  }
+}
+
+std::size_t ElectricalModel::rackIndex(const core::EventSpec& event) const {
+  for (std::size_t r = 0; r < layout_.rack_count; ++r) {
+    if (layout_.rack_ids[r] == event.target) return r;
+  }
+  throw core::RuntimeError("event at t = " + std::to_string(event.time) + " s: '" + event.target
+                           + "' is not a rack");
+}
+
+bool ElectricalModel::applyEvent(const core::EventSpec& event, core::SiteState& state) {
+  using K = core::EventKind;
+  if (!present_) return false;
+  const double t = state.time;
+  const auto eachRack = [&](const auto& action) {
+    if (event.target.empty()) {
+      for (std::size_t r = 0; r < layout_.rack_count; ++r)
+        action(r);
+    } else {
+      action(rackIndex(event));
+    }
+  };
+  switch (event.kind) {
+    case K::FeedLoss:
+    case K::FeedRestore: {
+      if (event.value != 0.0 && event.value != 1.0) {
+        throw core::RuntimeError("feed event at t = " + std::to_string(event.time)
+                                 + " s: value must be 0 (feed A) or 1 (feed B)");
+      }
+      const int side = event.value == 0.0 ? Distribution::kFeedA : Distribution::kFeedB;
+      eachRack([&](std::size_t r) {
+        if (side == Distribution::kFeedB && !dist_->dualCorded(r)) {
+          if (!event.target.empty()) {
+            throw core::RuntimeError("feed event at t = " + std::to_string(event.time) + " s: rack "
+                                     + layout_.rack_ids[r] + " has no feed B");
+          }
+          return;
+        }
+        if (event.kind == K::FeedLoss) {
+          dist_->loseFeed(r, side, t);
+        } else {
+          dist_->restoreFeed(r, side, t);
+        }
+      });
+      return true;
+    }
+    case K::UtilityOutage:
+      dist_->utilityOutage(t);
+      return true;
+    case K::UtilityRestore:
+      dist_->utilityRestore(t);
+      return true;
+    case K::SetPowerCap:
+      if (!(event.value >= 0.0)) {
+        throw core::RuntimeError("power cap event at t = " + std::to_string(event.time)
+                                 + " s: the cap must be >= 0 W per GPU (0 removes it)");
+      }
+      eachRack([&](std::size_t r) { pm_->setCap(r, event.value); });
+      return true;
+    default:
+      return false;
+  }
 }
 
 void ElectricalModel::solve(double dt, core::SiteState& state) {
@@ -147,8 +262,11 @@ void ElectricalModel::solve(double dt, core::SiteState& state) {
   // Step means (energy so far over time so far) are what a report integrates: at the last
   // sub-step they equal the macro step's average, free of the aliasing of instantaneous samples.
   const double elapsed = state.time + dt - state.step_start;
+  std::size_t gpus_off = 0;
   for (std::size_t r = 0; r < layout_.rack_count; ++r) {
     const bool powered = rack_live_shelves_[r] > 0;
+    rack_powered_[r] = powered ? 1 : 0;
+    if (!powered) gpus_off += layout_.rack_gpu_begin[r + 1] - layout_.rack_gpu_begin[r];
     double P_dc = 0.0;
     for (std::size_t g = layout_.rack_gpu_begin[r]; g < layout_.rack_gpu_begin[r + 1]; ++g) {
       const double P = powered ? state.gpu_P_demand[g] : 0.0;
@@ -198,6 +316,9 @@ void ElectricalModel::solve(double dt, core::SiteState& state) {
     site_P_ac_mean += rack_P_ac_mean_[r];
     rack_P_psu_loss_[r] = P_loss;
     rack_psu_efficiency_[r] = P_ac > 0.0 ? P_dc / P_ac : 0.0;
+    rack_P_loss_[r] = P_loss;
+    rack_P_grid_dc_[r] = P_dc;
+    rack_feed_P_[2 * r] = P_ac;
 
     site_P_ac += P_ac;
     site_P_dc += P_dc;
@@ -205,11 +326,82 @@ void ElectricalModel::solve(double dt, core::SiteState& state) {
   }
   site_P_it_ = site_P_ac;
   site_P_it_mean_ = site_P_ac_mean;
+  gpus_unpowered_ = gpus_off;
   if (dt > 0.0) {
     it_energy_.add(site_P_ac * dt);
     dc_energy_.add(site_P_dc * dt);
     psu_loss_energy_.add(site_P_loss * dt);
+    facility_energy_.add(site_P_ac * dt);
+    load_energy_.add(site_P_dc * dt);
   }
+  recordSite(state.time, dt, site_P_ac, site_P_ac);
+}
+
+void ElectricalModel::recordSite(double t, double dt, double P_facility, double P_it) {
+  site_P_facility_ = P_facility;
+  gpus_unpowered_value_ = static_cast<double>(gpus_unpowered_);
+  gpus_unpowered_max_ = std::max(gpus_unpowered_max_, gpus_unpowered_);
+  if (!(dt > 0.0)) return;  // the initial state is an instant, not a step
+  if (!series_started_) {
+    series_start_ = t;
+    series_started_ = true;
+  }
+  facility_series_.add(P_facility, dt);
+  const auto track = [&](bool& have, double& f_min, double& f_max, double& i_min, double& i_max) {
+    if (!have) {
+      f_min = f_max = P_facility;
+      i_min = i_max = P_it;
+      have = true;
+      return;
+    }
+    f_min = std::min(f_min, P_facility);
+    f_max = std::max(f_max, P_facility);
+    i_min = std::min(i_min, P_it);
+    i_max = std::max(i_max, P_it);
+  };
+  track(have_min_max_all_, facility_min_all_, facility_max_all_, it_min_all_, it_max_all_);
+  if (t >= min_max_from_ - 1e-9 * dt) {
+    track(have_min_max_, facility_min_, facility_max_, it_min_, it_max_);
+  }
+}
+
+double ElectricalModel::roomLossPower(std::size_t room) const noexcept {
+  return dist_ ? dist_->roomLoss(room) : 0.0;
+}
+
+double ElectricalModel::lossEnergy() const noexcept {
+  double E = psu_loss_energy_.value() + busbar_loss_energy_.value();
+  if (dist_) E += dist_->lossEnergy();
+  return E;
+}
+
+double ElectricalModel::energyBalanceRelativeError() const noexcept {
+  const double input = facility_energy_.value();
+  double stored = storage_change_.value();
+  if (dist_) stored += dist_->batteryEnergyChange();
+  const double out = load_energy_.value() + lossEnergy() + stored;
+  const double scale = std::max(std::abs(input), std::abs(out));
+  return scale > 0.0 ? std::abs(input - out) / scale : 0.0;
+}
+
+void ElectricalModel::finalize(core::SiteState& /*state*/) {
+  // The spectrum after the first minute when enough remains (the start-up ramp would dominate).
+  const std::span<const double> all = facility_series_.values();
+  const double interval = facility_series_.interval();
+  std::size_t skip = 0;
+  if (interval > 0.0 && min_max_from_ > series_start_) {
+    skip = static_cast<std::size_t>(std::ceil((min_max_from_ - series_start_) / interval - 1e-9));
+  }
+  if (skip + 64 > all.size()) skip = 0;
+  peak_ = dominantOscillation(all.subspan(skip), interval);
+}
+
+std::vector<std::string> ElectricalModel::eventLog() const {
+  std::vector<std::string> log;
+  if (!dist_) return log;
+  for (const ElectricalEvent& e : dist_->events())
+    log.push_back(dist_->describe(e, layout_.rack_ids));
+  return log;
 }
 
 void ElectricalModel::declareChannels(core::Recorder& recorder) {
@@ -245,6 +437,7 @@ void ElectricalModel::declareChannels(core::Recorder& recorder) {
                                  "IT power, mean over the macro step (integrate this for energy)",
                                  {}},
                &site_P_it_mean_);
+  if (present_) declareTreeChannels(recorder);
 }
 
 void ElectricalModel::summarise(core::Summary& summary) const {
@@ -252,6 +445,41 @@ void ElectricalModel::summarise(core::Summary& summary) const {
                                 "kWh", 1.0 / kJoulePerKilowattHour, 0.0});
   summary.add(core::SummaryItem{"psu_loss_energy_J", psuLossEnergy(), "PSU conversion losses",
                                 "kWh", 1.0 / kJoulePerKilowattHour, 0.0});
+  // Power statistics after the first minute (the whole run when it is two minutes or less).
+  const bool after = have_min_max_;
+  const bool any = have_min_max_ || have_min_max_all_;
+  const auto stat = [&](double after_value, double all_value) -> std::optional<double> {
+    if (!any) return std::nullopt;
+    return after ? after_value : all_value;
+  };
+  const std::string when = min_max_from_ > 0.0 ? " (after the first minute)" : "";
+  summary.add({"facility_power_max_W", stat(facility_max_, facility_max_all_),
+               "Facility electrical power, max" + when, "kW", 1e-3, 0.0});
+  summary.add({"facility_power_min_W", stat(facility_min_, facility_min_all_),
+               "Facility electrical power, min" + when, "kW", 1e-3, 0.0});
+  summary.add(
+      {"it_power_max_W", stat(it_max_, it_max_all_), "IT power, max" + when, "kW", 1e-3, 0.0});
+  summary.add(
+      {"it_power_min_W", stat(it_min_, it_min_all_), "IT power, min" + when, "kW", 1e-3, 0.0});
+  summary.add({"gpus_unpowered_max", static_cast<double>(gpus_unpowered_max_),
+               "Most GPUs without power at once", "", 1.0, 0.0});
+  const auto peak = [&](double value) -> std::optional<double> {
+    if (!peak_.found) return std::nullopt;
+    return value;
+  };
+  summary.add({"facility_power_dominant_frequency_Hz", peak(peak_.frequency),
+               "Dominant oscillation of facility power (FFT)", "Hz", 1.0, 0.0});
+  summary.add({"facility_power_dominant_amplitude_W", peak(peak_.amplitude),
+               "Amplitude of that oscillation", "kW", 1e-3, 0.0});
+  summary.add(core::SummaryItem{"facility_electrical_energy_J", facilityEnergy(),
+                                "Facility electrical energy (input of the power tree)", "kWh",
+                                1.0 / kJoulePerKilowattHour, 0.0});
+  summary.add(core::SummaryItem{"electrical_losses_J", lossEnergy(),
+                                "Electrical losses (PSU, busbar, distribution, UPS)", "kWh",
+                                1.0 / kJoulePerKilowattHour, 0.0});
+  summary.add({"electrical_energy_balance_relative_error", energyBalanceRelativeError(),
+               "Electrical energy balance, relative error", "", 1.0, 0.0});
+  if (present_) summariseTree(summary);
 }
 
 }  // namespace racktwin::power

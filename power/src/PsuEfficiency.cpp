@@ -4,42 +4,44 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace racktwin::power {
 
 namespace {
 
-[[noreturn]] void reject(const std::string& what) {
-  throw std::invalid_argument("PSU efficiency curve: " + what);
+[[noreturn]] void reject(std::string_view curve, const std::string& what) {
+  throw std::invalid_argument(std::string(curve) + ": " + what);
 }
 
 }  // namespace
 
-PsuEfficiency::PsuEfficiency(const core::EfficiencyCurve& curve, double P_rated)
+PsuEfficiency::PsuEfficiency(const core::EfficiencyCurve& curve, double P_rated,
+                             std::string_view what)
     : P_rated_(P_rated) {
   if (!(std::isfinite(P_rated) && P_rated > 0.0)) {
-    reject("rated power must be a positive number of watts");
+    reject(what, "rated power must be a positive number of watts");
   }
   const std::size_t n = curve.load_fraction.size();
   if (curve.efficiency.size() != n) {
-    reject("load_fraction has " + std::to_string(n) + " entries but efficiency has "
-           + std::to_string(curve.efficiency.size()) + "; they must pair up");
+    reject(what, "load_fraction has " + std::to_string(n) + " entries but efficiency has "
+                     + std::to_string(curve.efficiency.size()) + "; they must pair up");
   }
-  if (n < 2) reject("needs at least two (load fraction, efficiency) points");
+  if (n < 2) reject(what, "needs at least two (load fraction, efficiency) points");
   P_.reserve(n);
   loss_.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     const double x = curve.load_fraction[i];
     const double eta = curve.efficiency[i];
     if (!(std::isfinite(x) && x > 0.0)) {
-      reject("load fraction #" + std::to_string(i + 1) + " must be a positive number");
+      reject(what, "load fraction #" + std::to_string(i + 1) + " must be a positive number");
     }
     if (i > 0 && !(x > curve.load_fraction[i - 1])) {
-      reject("load fractions must be strictly ascending (entry #" + std::to_string(i + 1)
-             + " is not above the one before)");
+      reject(what, "load fractions must be strictly ascending (entry #" + std::to_string(i + 1)
+                       + " is not above the one before)");
     }
     if (!(eta > 0.0 && eta <= 1.0)) {
-      reject("efficiency #" + std::to_string(i + 1) + " must lie in (0, 1]");
+      reject(what, "efficiency #" + std::to_string(i + 1) + " must lie in (0, 1]");
     }
     const double P_out = x * P_rated;
     P_.push_back(P_out);
@@ -54,7 +56,7 @@ PsuEfficiency::PsuEfficiency(const core::EfficiencyCurve& curve, double P_rated)
       message << "the linear extrapolation of the loss gives " << l << " W at " << P_check
               << " W output (" << P_check / P_rated * 100.0
               << " % load); the loss must not be negative between 0 and 120 % load";
-      reject(message.str());
+      reject(what, message.str());
     }
   }
 }

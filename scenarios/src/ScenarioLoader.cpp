@@ -17,6 +17,7 @@
 #include "YamlReader.hpp"
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/core/Units.hpp"
+#include "racktwin/scenarios/ElectricalLoader.hpp"
 #include "racktwin/thermal/Coolant.hpp"
 #include "racktwin/thermal/HeatRejection.hpp"
 #include "racktwin/thermal/Hydraulics.hpp"
@@ -1262,7 +1263,8 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
   std::vector<core::EventSpec> events;
   const auto list = r.optionalList("events", "events");
   if (!list) return events;
-  enum class Target : std::uint8_t { None, Cdu, Chip };
+  // RackOrAll: an optional rack id (absent: every rack).
+  enum class Target : std::uint8_t { None, Cdu, Chip, RackOrAll };
   struct Action {
     std::string_view name;
     core::EventKind kind;
@@ -1286,6 +1288,13 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
        Check::Any},
       {"heat_rejection_fan_loss", core::EventKind::HeatRejectionFanLoss, Target::None,
        Dimension::Dimensionless, Check::Fraction},
+      // Electrical (need an `electrical` section). Feed actions take `feed: a|b`.
+      {"feed_loss", core::EventKind::FeedLoss, Target::RackOrAll, std::nullopt, Check::Any},
+      {"feed_restore", core::EventKind::FeedRestore, Target::RackOrAll, std::nullopt, Check::Any},
+      {"utility_outage", core::EventKind::UtilityOutage, Target::None, std::nullopt, Check::Any},
+      {"utility_restore", core::EventKind::UtilityRestore, Target::None, std::nullopt, Check::Any},
+      {"set_power_cap", core::EventKind::SetPowerCap, Target::RackOrAll, Dimension::Power,
+       Check::NonNegative},
   };
   // Chip ids as the layout names them, for clog_cold_plate targets (built only when needed).
   std::optional<core::SiteLayout> layout;
@@ -1294,7 +1303,7 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
     action_names.emplace_back(a.name);
 
   for (std::size_t i = 0; i < list->size(); ++i) {
-    const MapReader m = list->map(i, {"at", "action", "target", "value"});
+    const MapReader m = list->map(i, {"at", "action", "target", "value", "feed"});
     const std::string name = m.string("action", "an action (" + joined(action_names) + ")");
     const Action* action = nullptr;
     for (const Action& a : kActions) {
@@ -1305,7 +1314,11 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
     }
     const std::string why = "by action " + name;
     const bool has_target = action->target != Target::None;
-    if (has_target && action->value) {
+    const bool feed_action =
+        action->kind == core::EventKind::FeedLoss || action->kind == core::EventKind::FeedRestore;
+    if (feed_action) {
+      m.restrictTo({"at", "action", "target", "feed"}, why);
+    } else if (has_target && action->value) {
       m.restrictTo({"at", "action", "target", "value"}, why);
     } else if (has_target) {
       m.restrictTo({"at", "action", "target"}, why);
@@ -1313,6 +1326,12 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
       m.restrictTo({"at", "action", "value"}, why);
     } else {
       m.restrictTo({"at", "action"}, why);
+    }
+    const bool electrical_action = feed_action || action->kind == core::EventKind::UtilityOutage
+                                   || action->kind == core::EventKind::UtilityRestore
+                                   || action->kind == core::EventKind::SetPowerCap;
+    if (electrical_action && !site.electrical.present) {
+      m.fail("action", "action " + name + " needs an electrical section (electrical:)");
     }
     const bool loop = site.facility.loop.present;
     if (!loop
@@ -1329,6 +1348,17 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
                        + "), got " + seconds(e.time));
     }
     if (action->target == Target::Cdu) e.target = requireCdu(m, "target", cdus, ids);
+    if (action->target == Target::RackOrAll && m.has("target")) {
+      e.target = m.id("target").str();
+      const bool known = std::any_of(site.racks.begin(), site.racks.end(),
+                                     [&](const auto& rack) { return rack.id.str() == e.target; });
+      if (!known) m.fail("target", unknownComponent(e.target, ids, "rack", idsOf(site.racks)));
+    }
+    if (feed_action) {
+      const std::string feed = m.string("feed", "'a' or 'b'");
+      if (feed != "a" && feed != "b") m.fail("feed", "expected 'a' or 'b', got '" + feed + "'");
+      e.value = feed == "a" ? 0.0 : 1.0;
+    }
     if (action->target == Target::Chip) {
       e.target = m.id("target").str();
       if (!layout) layout = core::SiteLayout::build(site);
@@ -1380,9 +1410,10 @@ fs::path resolveDataDir(const MapReader& r, const std::string& scenario_path,
 
 core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir) {
   checkFormatVersion(doc, "racktwin_scenario", kScenarioFormatVersion, "scenario");
-  const MapReader r = MapReader::root(
-      doc, {"racktwin_scenario", "name", "description", "data_dir", "simulation", "coolant",
-            "facility_water", "ambient", "room", "cdus", "rings", "racks", "workload", "events"});
+  const MapReader r =
+      MapReader::root(doc, {"racktwin_scenario", "name", "description", "data_dir", "simulation",
+                            "coolant", "facility_water", "ambient", "room", "cdus", "rings",
+                            "racks", "workload", "electrical", "events"});
   if (!r.has("racktwin_scenario")) {
     r.fail("racktwin_scenario",
            "required key is missing; a scenario file starts with "
@@ -1427,6 +1458,8 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   site.racks = readRacks(r, lib, ids, site.cdus, site.secondary_coolant, rack_origins);
   site.rings = readRings(r, site.cdus, site.racks, rack_origins, site.secondary_coolant, ids);
   site.jobs = readWorkload(r, site.simulation, site.racks, ids);
+  // The power tree above the racks, and the GB300 power smoothing (ElectricalLoader.cpp).
+  readElectrical(r, lib.root(), site);
   site.events = readEvents(r, site, ids);
   r.finish();
   return site;

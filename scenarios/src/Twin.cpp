@@ -73,18 +73,28 @@ core::Summary Twin::finish(bool complete) {
   summary.add({"simulated_time_s", m.engine.time(), "Simulated time", "s", 1.0, 0.0});
   for (const core::Model* model : m.engine.models())
     model->summarise(summary);
-  // Facility energy: IT (AC input of the power shelves) plus the cooling equipment modelled so far.
+  auto find = [&summary](const char* key) -> std::optional<double> {
+    for (const core::SummaryItem& item : summary.items())
+      if (item.key == key) return item.value;
+    return std::nullopt;
+  };
+  // The site's energy balance: the worse of the thermal and the electrical balance.
+  summary.add({"energy_balance_relative_error",
+               std::max(find("thermal_energy_balance_relative_error").value_or(0.0),
+                        find("electrical_energy_balance_relative_error").value_or(0.0)),
+               "Energy balance error (relative, worst of thermal and electrical)", "", 1.0, 0.0});
+  // Facility energy: what the power tree draws (IT plus distribution losses above the racks;
+  // IT alone without a modelled tree) plus the cooling equipment.
   const double it = summary.value("it_energy_J").value_or(0.0);
+  const double supply = find("facility_electrical_energy_J").value_or(it);
   const double cooling = summary.value("cooling_energy_J").value_or(0.0);
-  summary.add({"facility_energy_J", it + cooling, "Facility energy (IT + cooling)", "kWh",
-               1.0 / 3.6e6, 0.0});
-  summary.add({"pue", it > 0.0 ? std::optional<double>((it + cooling) / it) : std::nullopt,
-               "PUE (IT + modelled cooling) / IT", "", 1.0, 0.0});
+  summary.add({"facility_energy_J", supply + cooling, "Facility energy (power tree + cooling)",
+               "kWh", 1.0 / 3.6e6, 0.0});
+  summary.add({"pue", it > 0.0 ? std::optional<double>((supply + cooling) / it) : std::nullopt,
+               "PUE (power tree input + modelled cooling) / IT", "", 1.0, 0.0});
   // Water usage effectiveness (The Green Grid): site water in litres per kWh of IT energy; null
   // when the scenario models no facility plant (no water use is known).
-  std::optional<double> water;
-  for (const core::SummaryItem& item : summary.items())
-    if (item.key == "water_use_m3") water = item.value;
+  const std::optional<double> water = find("water_use_m3");
   summary.add(
       {"wue_L_per_kWh",
        water && it > 0.0 ? std::optional<double>(*water * 1e3 / (it / 3.6e6)) : std::nullopt,

@@ -589,3 +589,9 @@ TEST_CASE("loop: facility events need a loop and check their keys", "[scenarios]
                    "set_facility", "events[0].value",
                    {"the facility loop's supply set-point must be liquid water"});
 }
+
+TEST_CASE("electrical actions without an electrical section are refused", "[scenarios]") {
+  requireInlineError("  - {at: 600 s, action: pump_trip, target: row1/cdu1}",
+                     "  - {at: 600 s, action: feed_loss, feed: a}", "action: feed_loss",
+                     "events[0].action", {"needs an electrical section"});
+}

@@ -544,8 +544,9 @@ void CoolingModel::summarise(core::Summary& summary) const {
   const double residual = m.E_in - m.E_rejected - (m.stored() - m.E_stored_initial);
   summary.add({"max_gpu_temperature_K", m.max_gpu_T, "Max GPU junction temperature", "degC", 1.0,
                -core::kZeroCelsius_K});
-  summary.add({"energy_balance_relative_error", m.E_in > 0.0 ? std::abs(residual) / m.E_in : 0.0,
-               "Energy balance error (relative)", "", 1.0, 0.0});
+  summary.add({"thermal_energy_balance_relative_error",
+               m.E_in > 0.0 ? std::abs(residual) / m.E_in : 0.0,
+               "Thermal energy balance error (relative)", "", 1.0, 0.0});
   summary.add({"heat_input_J", m.E_in, "Heat into coolant and room air", "kWh", 1.0 / 3.6e6, 0.0});
   summary.add({"heat_rejected_to_facility_water_J", m.E_rejected_water,
                "Heat rejected to facility water", "kWh", 1.0 / 3.6e6, 0.0});

@@ -1,34 +1,63 @@
 #pragma once
-// The rack electrical model: chip and tray loads on the ~50 V busbar, fed by the rack's power
-// shelves, whose PSUs convert AC to DC with the loss of their efficiency curve. A fast model: the
-// engine advances it in every sub-step, after the workload executor has written the demands.
+// The site electrical model: chip and tray loads on each rack's ~50 V busbar, fed by the rack's
+// power shelves, whose PSUs convert AC to DC with the loss of their efficiency curve. A fast
+// model: the engine advances it in every sub-step, after the workload executor has written the
+// demands.
 //
-// Load sharing: the busbar load is split equally among the shelves that have at least one healthy
-// PSU, and a shelf's load equally among its healthy PSUs (current sharing on a common bus). A
-// rack with no healthy PSU left is unpowered: its chips and tray loads draw nothing.
+// Load sharing: the busbar load is split equally among the shelves that have at least one live
+// PSU, and a shelf's load equally among its live PSUs (current sharing on a common bus). A rack
+// with no live PSU left is unpowered: its chips and tray loads draw nothing (the thermal model
+// sees no heat, the workload's GPUs draw zero).
+//
+// Without an electrical section (site.electrical.present == false) a PSU is live when healthy
+// and the shelves are fed from an ideal source: facility power is the IT power.
+//
+// With one, every step also runs (see Distribution, PowerSmoothing):
+//  1. the GPU power management of each rack: profile and cap limits, and the GB300 smoothing
+//     floor and ramps (gpu power = what the GPU draws, burner included);
+//  2. the busbar: trays' load plus the busbar's I^2 R at the nominal busbar voltage;
+//  3. the PSU energy storage between busbar and grid (smoothing);
+//  4. the PSUs: a PSU is live when healthy and its feed (A or B, see core::FeedSplit) is live;
+//     each feed's AC load is its live PSUs' input at the PSUs' power factor;
+//  5. the load flow of the distribution tree, UPS batteries, breakers, sources.
+// Losses heat where they occur: PSU, busbar and feed (whip) losses go to the rack's room-air
+// energy (SiteState::rack_air_E_step); the losses of the elements above are reported per room
+// (roomLossPower) for a thermal model of those rooms.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "racktwin/core/Model.hpp"
 #include "racktwin/core/SiteSpec.hpp"
 #include "racktwin/core/SiteState.hpp"
+#include "racktwin/power/CompensatedSum.hpp"
+#include "racktwin/power/Distribution.hpp"
+#include "racktwin/power/PowerSmoothing.hpp"
 #include "racktwin/power/PsuEfficiency.hpp"
+#include "racktwin/power/Spectrum.hpp"
 
 namespace racktwin::power {
 
 class ElectricalModel final : public core::Model {
  public:
   /// `layout` must outlive the model. Throws std::invalid_argument for a rack without shelves or
-  /// PSUs, or with an invalid PSU efficiency curve.
+  /// PSUs, or with an invalid PSU efficiency curve, and for an invalid electrical section.
   ElectricalModel(const core::SiteSpec& site, const core::SiteLayout& layout);
+  ~ElectricalModel() override;
 
   std::string_view name() const override { return "electrical"; }
   /// Computes the instantaneous powers from the current demands (no energy is accumulated).
   void initialize(core::SiteState& state) override;
   void advance(double t, double dt, core::SiteState& state) override;
+  /// FeedLoss, FeedRestore, UtilityOutage, UtilityRestore and SetPowerCap, with an electrical
+  /// section. Throws core::RuntimeError for a target that names no rack or a feed that does not
+  /// exist.
+  bool applyEvent(const core::EventSpec& event, core::SiteState& state) override;
   void declareChannels(core::Recorder& recorder) override;
+  void finalize(core::SiteState& state) override;
   void summarise(core::Summary& summary) const override;
 
   /// Marks one PSU failed (false) or repaired (true); the new sharing applies from the next
@@ -37,44 +66,94 @@ class ElectricalModel final : public core::Model {
   bool psuHealthy(std::size_t rack, std::size_t shelf, std::size_t psu) const;
   std::size_t shelfCount(std::size_t rack) const;
   std::size_t psuCount(std::size_t rack, std::size_t shelf) const;
-  /// DC output of one PSU now, W (0 for a failed PSU).
+  /// Feed of a PSU (Distribution::kFeedA or kFeedB); always A without an electrical section.
+  int psuFeed(std::size_t rack, std::size_t shelf, std::size_t psu) const;
+  /// DC output of one PSU now, W (0 for a failed PSU or one whose feed is dead).
   double psuOutput(std::size_t rack, std::size_t shelf, std::size_t psu) const;
   /// DC output of one shelf now, W.
   double shelfOutput(std::size_t rack, std::size_t shelf) const;
   const PsuEfficiency& psuCurve(std::size_t rack) const;
 
   /// Run totals since initialize(), J: AC input of all power shelves (the IT energy), PSU losses
-  /// and DC busbar energy. it = dc + psu_loss up to round-off.
+  /// and DC energy delivered by the shelves (busbar load and, with an electrical section, its
+  /// I^2 R and the storage's charging). it = dc + psu_loss up to round-off.
   double itEnergy() const noexcept { return it_energy_.value(); }
   double psuLossEnergy() const noexcept { return psu_loss_energy_.value(); }
   double dcEnergy() const noexcept { return dc_energy_.value(); }
   /// Sum of the racks' AC input now, W.
   double siteItPower() const noexcept { return site_P_it_; }
 
+  // Site-level results (both modes).
+  /// Electrical input of the site now, W: the MV bus (utility and generators) with an electrical
+  /// section, else the IT power.
+  double facilityPower() const noexcept { return site_P_facility_; }
+  /// Energy into the site's electrical system since initialize(), J.
+  double facilityEnergy() const noexcept { return facility_energy_.value(); }
+  /// All electrical losses since initialize(), J (PSU, busbar, distribution, UPS).
+  double lossEnergy() const noexcept;
+  /// |input - (load + losses + stored change)| / input over the run.
+  double energyBalanceRelativeError() const noexcept;
+  std::size_t gpusUnpowered() const noexcept { return gpus_unpowered_; }
+  std::size_t gpusUnpoweredMax() const noexcept { return gpus_unpowered_max_; }
+  /// The spectrum of facility power (computed in finalize()).
+  const SpectralPeak& facilityPowerPeak() const noexcept { return peak_; }
+  bool rackPowered(std::size_t rack) const noexcept { return rack_powered_[rack] != 0; }
+
+  // With an electrical section (nullptr / empty without).
+  const Distribution* distribution() const noexcept { return dist_.get(); }
+  const PowerManagement* powerManagement() const noexcept { return pm_.get(); }
+  /// Heat released at a rack now, W: PSU, busbar and feed losses.
+  double rackLossPower(std::size_t rack) const noexcept { return rack_P_loss_[rack]; }
+  /// Grid-facing DC power of a rack's PSUs (after the storage) now, W.
+  double rackGridDcPower(std::size_t rack) const noexcept { return rack_P_grid_dc_[rack]; }
+  /// AC input of a rack's PSUs on one feed now, W.
+  double rackFeedPower(std::size_t rack, int side) const noexcept {
+    return rack_feed_P_[2 * rack + static_cast<std::size_t>(side)];
+  }
+  /// Losses of the elements above the racks by room now, W (see Distribution::roomNames()).
+  double roomLossPower(std::size_t room) const noexcept;
+  /// Change of energy stored in the PSUs' smoothing storage since initialize(), J.
+  double storageEnergyChange() const noexcept { return storage_change_.value(); }
+  double busbarLossEnergy() const noexcept { return busbar_loss_energy_.value(); }
+  /// Busbar load energy (chips and tray air loads) since initialize(), J.
+  double loadEnergy() const noexcept { return load_energy_.value(); }
+  /// The distribution's and the racks' events as text, in time order of recording.
+  std::vector<std::string> eventLog() const;
+
  private:
-  /// Neumaier-compensated running sum: run totals over 1e8+ sub-steps stay exact to round-off.
-  class CompensatedSum {
-   public:
-    void add(double x) noexcept;
-    double value() const noexcept { return sum_ + compensation_; }
-    void reset() noexcept { sum_ = compensation_ = 0.0; }
-
-   private:
-    double sum_ = 0.0;
-    double compensation_ = 0.0;
-  };
-
   std::size_t shelfIndex(std::size_t rack, std::size_t shelf) const;
   std::size_t psuIndex(std::size_t rack, std::size_t shelf, std::size_t psu) const;
-  /// Instantaneous powers of every rack from the demands; accumulates energies when dt > 0.
+  /// Ideal source: instantaneous powers of every rack from the demands; accumulates energies
+  /// when dt > 0.
   void solve(double dt, core::SiteState& state);
+  /// With an electrical section (ElectricalModelTree.cpp).
+  void buildTree(const core::SiteSpec& site);
+  void solveTree(double t, double dt, core::SiteState& state);
+  void computeRack(std::size_t r, double t, double dt, const core::SiteState& state);
+  struct StepSums {
+    double P_ac = 0.0, P_ac_mean = 0.0, P_grid_dc = 0.0, P_psu_loss = 0.0, P_load = 0.0,
+           P_busbar_loss = 0.0, P_storage = 0.0;
+    std::size_t gpus_off = 0;
+  };
+  void commitRack(std::size_t r, double t, double dt, core::SiteState& state, StepSums& sums);
+  void declareTreeChannels(core::Recorder& recorder);
+  void summariseTree(core::Summary& summary) const;
+  /// Per-step site statistics shared by both modes.
+  void recordSite(double t, double dt, double P_facility, double P_it);
+  std::size_t rackIndex(const core::EventSpec& event) const;
 
   const core::SiteLayout& layout_;
+  bool present_ = false;
+  double min_max_from_ = 60.0;                    // s: the min/max statistics skip the first minute
   std::vector<PsuEfficiency> curves_;             // per rack
+  std::vector<double> rack_tan_phi_;              // per rack, PSU input
   std::vector<std::uint32_t> rack_shelf_begin_;   // shelves of rack r: [begin[r], begin[r+1])
   std::vector<std::uint32_t> shelf_psu_begin_;    // PSUs of shelf s: [begin[s], begin[s+1])
   std::vector<std::uint8_t> psu_healthy_;         // per PSU
+  std::vector<std::uint8_t> psu_feed_;            // per PSU: 0 = A, 1 = B
   std::vector<std::uint32_t> shelf_healthy_;      // healthy PSUs per shelf
+  std::vector<std::uint32_t> shelf_healthy_on_;   // healthy PSUs per shelf and feed (2 per shelf)
+  std::vector<std::uint32_t> shelf_live_;         // live PSUs per shelf, last step
   std::vector<std::uint32_t> rack_live_shelves_;  // shelves with a healthy PSU, per rack
   std::vector<double> shelf_P_out_;               // W, per shelf, now
 
@@ -84,13 +163,64 @@ class ElectricalModel final : public core::Model {
   std::vector<double> rack_P_dc_;
   std::vector<double> rack_P_psu_loss_;
   std::vector<double> rack_psu_efficiency_;
-  std::vector<double> gpu_P_;
+  std::vector<double> gpu_P_;  // also the scratch of the GPU powers in a tree step
   double site_P_it_ = 0.0;
   double site_P_it_mean_ = 0.0;  // W, mean since the macro step began
 
   CompensatedSum it_energy_;
   CompensatedSum psu_loss_energy_;
   CompensatedSum dc_energy_;
+
+  // Site statistics (both modes).
+  double site_P_facility_ = 0.0;
+  CompensatedSum facility_energy_;
+  CompensatedSum load_energy_;
+  std::size_t gpus_unpowered_ = 0;
+  std::size_t gpus_unpowered_max_ = 0;
+  double gpus_unpowered_value_ = 0.0;  // recorder view
+  double facility_min_ = 0.0, facility_max_ = 0.0, it_min_ = 0.0, it_max_ = 0.0;
+  double facility_min_all_ = 0.0, facility_max_all_ = 0.0, it_min_all_ = 0.0, it_max_all_ = 0.0;
+  bool have_min_max_ = false, have_min_max_all_ = false;
+  DecimatingSeries facility_series_;
+  double series_start_ = 0.0;  // s, time of the first sample in the series
+  bool series_started_ = false;
+  SpectralPeak peak_;
+  std::vector<std::uint8_t> rack_powered_;
+
+  // With an electrical section.
+  std::unique_ptr<Distribution> dist_;
+  std::unique_ptr<PowerManagement> pm_;
+  double busbar_k_ = 0.0;  // 4 R / V^2 of the busbar, 1/W
+  struct RackStep {        // scratch of the current step
+    bool powered = false;
+    double P_load = 0.0;  // W, busbar load (chips and air)
+    double P_air = 0.0;   // W
+    double P_busbar_loss = 0.0;
+    double P_grid_dc = 0.0;  // W, PSU DC side after storage
+    double P_psu_loss = 0.0;
+    double P_ac_a = 0.0, P_ac_b = 0.0;
+  };
+  std::vector<RackStep> rack_step_;
+  std::vector<double> rack_P_loss_;         // W, heat at the rack (PSU, busbar, feeds)
+  std::vector<double> rack_P_grid_dc_;      // W
+  std::vector<double> rack_feed_P_;         // W, 2 per rack
+  std::vector<double> rack_feed_I_;         // A, 2 per rack (recorder: A, then B columns)
+  std::vector<double> rack_feed_use_;       // utilisation, 2 per rack
+  std::vector<double> rack_feed_closed_;    // 1 / 0: breaker closed and feed not lost, 2 per rack
+  std::vector<double> rack_powered_value_;  // 1 / 0 (recorder)
+  std::vector<double> rack_E_storage_;      // J (recorder)
+  std::vector<double> rack_P_burner_;       // W (recorder)
+  std::vector<std::size_t> tree_elements_;  // non-feed elements (recorder)
+  std::vector<double> element_I_, element_use_, element_V_, element_closed_, element_P_loss_;
+  std::vector<double> ups_soc_, ups_P_out_, ups_P_battery_;
+  std::vector<double> room_P_loss_;
+  double site_P_losses_ = 0.0;  // W, all electrical losses now
+  double site_P_generator_ = 0.0;
+  double site_utility_live_ = 1.0;
+  double site_generator_online_ = 0.0;
+  CompensatedSum busbar_loss_energy_;
+  CompensatedSum storage_change_;
+  double feed_utilisation_max_ = 0.0;
 };
 
 }  // namespace racktwin::power

@@ -1,9 +1,10 @@
 #pragma once
-// A power-supply unit's conversion loss as a function of its DC output, built from an 80 PLUS style
-// efficiency table. The loss (not the efficiency) is interpolated: loss is what heats the room and
-// what the load flow needs, it is close to linear in load between the table points, and
-// interpolating it keeps input(P_out) = P_out + loss(P_out) continuous and monotone.
+// A power converter's (PSU's, UPS module's) conversion loss as a function of its DC output, built
+// from an 80 PLUS style efficiency table. The loss (not the efficiency) is interpolated: loss is
+// what heats the room and what the load flow needs, it is close to linear in load between the table
+// points, and interpolating it keeps input(P_out) = P_out + loss(P_out) continuous and monotone.
 #include <cstddef>
+#include <string_view>
 #include <vector>
 
 #include "racktwin/core/SiteSpec.hpp"
@@ -16,7 +17,9 @@ class PsuEfficiency {
   /// Throws std::invalid_argument unless: P_rated > 0; at least two points; load fractions finite,
   /// positive and strictly ascending; efficiencies in (0, 1]; and the interpolated loss is >= 0 on
   /// [0, 1.2 P_rated] (the linear extrapolations included).
-  PsuEfficiency(const core::EfficiencyCurve& curve, double P_rated);
+  /// `what` names the curve in messages.
+  PsuEfficiency(const core::EfficiencyCurve& curve, double P_rated,
+                std::string_view what = "PSU efficiency curve");
 
   /// Loss in W at DC output P_out (W): piecewise linear through the table losses, extended along
   /// the first segment down to P_out = 0 (the no-load loss) and along the last segment above the

@@ -1,0 +1,53 @@
+#pragma once
+// The spectrum of a power series: the dominant oscillation (frequency and amplitude) that
+// utilities ask about, and a fixed-capacity series that keeps a whole run in bounded memory.
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace racktwin::power {
+
+struct SpectralPeak {
+  bool found = false;      // false for a constant (or too short) series
+  double frequency = 0.0;  // Hz
+  double amplitude = 0.0;  // of the sinusoid at that frequency, in the series' unit
+};
+
+/// Dominant oscillation of a uniformly sampled series (sample interval dt): the mean is removed,
+/// a Hann window applied, the series zero-padded to a power of two and transformed by an
+/// iterative radix-2 FFT (O(n log n)) to find the largest bin above DC; the frequency is then
+/// refined by a golden-section search of the windowed DTFT magnitude within one bin either side
+/// (40 evaluations of O(n)), and the amplitude is |X(f)| / (sum of window / 2), so a sinusoid
+/// between bins is neither mislocated nor scalloped. Needs at least 8 samples; no peak is found
+/// when the largest amplitude is below 1e-9 of the series' mean magnitude (plus 1e-12).
+SpectralPeak dominantOscillation(std::span<const double> series, double dt);
+
+/// A series of time-weighted block means that never grows past its capacity: when full, pairs of
+/// neighbouring blocks merge (halving the count and doubling the block length). Memory is
+/// allocated once, in the constructor.
+class DecimatingSeries {
+ public:
+  /// capacity: a power of two, at least 16.
+  explicit DecimatingSeries(std::size_t capacity);
+
+  /// Adds a sample x held for dt seconds.
+  void add(double x, double dt) noexcept;
+  void clear() noexcept;
+  /// Completed block means.
+  std::span<const double> values() const noexcept { return {values_.data(), count_}; }
+  /// Time per value, s (0 when empty).
+  double interval() const noexcept;
+  /// Duration of the completed blocks, s.
+  double duration() const noexcept { return duration_; }
+
+ private:
+  std::vector<double> values_;
+  std::size_t count_ = 0;
+  std::size_t block_ = 1;    // samples per value
+  std::size_t pending_ = 0;  // samples in the open block
+  double pending_x_dt_ = 0.0;
+  double pending_dt_ = 0.0;
+  double duration_ = 0.0;
+};
+
+}  // namespace racktwin::power

@@ -1,0 +1,397 @@
+// ElectricalModel with an electrical section: the racks' power management, busbar, storage and
+// PSU feeds, coupled to the distribution tree (see ElectricalModel.hpp).
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "FastSum.hpp"
+#include "racktwin/core/Error.hpp"
+#include "racktwin/core/Recorder.hpp"
+#include "racktwin/core/Summary.hpp"
+#include "racktwin/power/ElectricalModel.hpp"
+
+namespace racktwin::power {
+
+namespace {
+
+constexpr double kJoulePerKilowattHour = 3.6e6;
+constexpr int kA = Distribution::kFeedA;
+constexpr int kB = Distribution::kFeedB;
+
+}  // namespace
+
+void ElectricalModel::buildTree(const core::SiteSpec& site) {
+  const core::ElectricalSpec& e = site.electrical;
+  const std::size_t racks = layout_.rack_count;
+  if (!(std::isfinite(e.busbar_V_nominal) && e.busbar_V_nominal > 0.0)) {
+    throw std::invalid_argument("electrical: busbar voltage must be > 0 V");
+  }
+  if (!(std::isfinite(e.busbar_R) && e.busbar_R >= 0.0)) {
+    throw std::invalid_argument("electrical: busbar resistance must be >= 0 ohm");
+  }
+  busbar_k_ = 4.0 * e.busbar_R / (e.busbar_V_nominal * e.busbar_V_nominal);
+  dist_ = std::make_unique<Distribution>(site, layout_);
+  pm_ = std::make_unique<PowerManagement>(site, layout_);
+
+  // Which feed each PSU hangs on.
+  for (std::size_t r = 0; r < racks; ++r) {
+    const bool dual = dist_->dualCorded(r);
+    const std::uint32_t shelves = rack_shelf_begin_[r + 1] - rack_shelf_begin_[r];
+    for (std::uint32_t i = 0; i < shelves; ++i) {
+      const std::size_t s = rack_shelf_begin_[r] + i;
+      const std::uint32_t psus = shelf_psu_begin_[s + 1] - shelf_psu_begin_[s];
+      shelf_healthy_on_[2 * s] = shelf_healthy_on_[2 * s + 1] = 0;
+      for (std::uint32_t j = 0; j < psus; ++j) {
+        const std::size_t p = shelf_psu_begin_[s] + j;
+        int feed = kA;
+        if (dual) {
+          feed = e.feed_split == core::FeedSplit::PsusInShelf ? (j < (psus + 1) / 2 ? kA : kB)
+                                                              : (i < (shelves + 1) / 2 ? kA : kB);
+        }
+        psu_feed_[p] = static_cast<std::uint8_t>(feed);
+        if (psu_healthy_[p]) ++shelf_healthy_on_[2 * s + static_cast<std::size_t>(feed)];
+      }
+    }
+  }
+
+  rack_step_.assign(racks, RackStep{});
+  rack_feed_I_.assign(2 * racks, 0.0);
+  rack_feed_use_.assign(2 * racks, 0.0);
+  rack_feed_closed_.assign(2 * racks, 0.0);
+  rack_powered_value_.assign(racks, 1.0);
+  rack_E_storage_.assign(racks, 0.0);
+  rack_P_burner_.assign(racks, 0.0);
+  for (std::size_t b = 0; b < dist_->elementCount(); ++b) {
+    if (dist_->elementKind(b) != ElementKind::Feed) tree_elements_.push_back(b);
+  }
+  const std::size_t n = tree_elements_.size();
+  element_I_.assign(n, 0.0);
+  element_use_.assign(n, 0.0);
+  element_V_.assign(n, 0.0);
+  element_closed_.assign(n, 1.0);
+  element_P_loss_.assign(n, 0.0);
+  ups_soc_.assign(dist_->upsCount(), 0.0);
+  ups_P_out_.assign(dist_->upsCount(), 0.0);
+  ups_P_battery_.assign(dist_->upsCount(), 0.0);
+  room_P_loss_.assign(dist_->roomNames().size(), 0.0);
+}
+
+void ElectricalModel::computeRack(std::size_t r, double t, double dt,
+                                  const core::SiteState& state) {
+  RackStep& k = rack_step_[r];
+  const std::uint32_t a = dist_->feedLive(r, kA) ? 1 : 0;
+  const std::uint32_t b = dist_->feedLive(r, kB) ? 1 : 0;
+  std::uint32_t live_shelves = 0;
+  for (std::size_t s = rack_shelf_begin_[r]; s < rack_shelf_begin_[r + 1]; ++s) {
+    const std::uint32_t live = shelf_healthy_on_[2 * s] * a + shelf_healthy_on_[2 * s + 1] * b;
+    shelf_live_[s] = live;
+    live_shelves += live > 0 ? 1 : 0;
+  }
+  k = RackStep{};
+  k.powered = live_shelves > 0;
+  if (!k.powered) {
+    for (std::size_t s = rack_shelf_begin_[r]; s < rack_shelf_begin_[r + 1]; ++s)
+      shelf_P_out_[s] = 0.0;
+    dist_->setFeedLoad(r, kA, 0.0, 0.0);
+    dist_->setFeedLoad(r, kB, 0.0, 0.0);
+    return;
+  }
+  const std::uint32_t c0 = layout_.rack_cpu_begin[r], w0 = layout_.rack_switch_begin[r];
+  const double P =
+      pm_->gpuStep(r, t + dt, dt, state.gpu_P_demand.data(), state.gpu_P.data(), gpu_P_.data())
+      + detail::sum4(state.cpu_P_demand.data() + c0, layout_.rack_cpu_begin[r + 1] - c0)
+      + detail::sum4(state.switch_P_demand.data() + w0, layout_.rack_switch_begin[r + 1] - w0);
+  k.P_air = state.rack_air_P_demand[r];
+  k.P_load = P + k.P_air;
+  // Busbar at the shelves' regulated voltage V: P_out = L + R (P_out / V)^2, the smaller root.
+  double P_out = k.P_load;
+  if (busbar_k_ > 0.0) {
+    P_out = 2.0 * k.P_load / (1.0 + std::sqrt(std::max(0.0, 1.0 - busbar_k_ * k.P_load)));
+  }
+  k.P_busbar_loss = P_out - k.P_load;
+  k.P_grid_dc = pm_->storageStep(r, P_out, dt);
+  const double P_shelf = k.P_grid_dc / static_cast<double>(live_shelves);
+  const PsuEfficiency& curve = curves_[r];
+  std::uint32_t last_live = 0;  // shelves usually have the same live count: one loss lookup
+  double P_psu = 0.0, loss = 0.0;
+  for (std::size_t s = rack_shelf_begin_[r]; s < rack_shelf_begin_[r + 1]; ++s) {
+    const std::uint32_t live = shelf_live_[s];
+    if (live == 0) {
+      shelf_P_out_[s] = 0.0;
+      continue;
+    }
+    shelf_P_out_[s] = P_shelf;
+    if (live != last_live) {
+      P_psu = P_shelf / static_cast<double>(live);
+      loss = curve.loss(P_psu);
+      last_live = live;
+    }
+    k.P_psu_loss += static_cast<double>(live) * loss;
+    k.P_ac_a += static_cast<double>(shelf_healthy_on_[2 * s] * a) * (P_psu + loss);
+    k.P_ac_b += static_cast<double>(shelf_healthy_on_[2 * s + 1] * b) * (P_psu + loss);
+  }
+  dist_->setFeedLoad(r, kA, k.P_ac_a, rack_tan_phi_[r]);
+  dist_->setFeedLoad(r, kB, k.P_ac_b, rack_tan_phi_[r]);
+}
+
+void ElectricalModel::commitRack(std::size_t r, double t, double dt, core::SiteState& state,
+                                 StepSums& sums) {
+  const RackStep& k = rack_step_[r];
+  const std::uint32_t g0 = layout_.rack_gpu_begin[r], g1 = layout_.rack_gpu_begin[r + 1];
+  if (k.powered) {
+    for (std::uint32_t g = g0; g < g1; ++g) {
+      const double P = gpu_P_[g];
+      state.gpu_P[g] = P;
+      state.gpu_E_step[g] += P * dt;
+    }
+    pm_->commit(r, dt);
+    for (std::size_t c = layout_.rack_cpu_begin[r]; c < layout_.rack_cpu_begin[r + 1]; ++c) {
+      const double P = state.cpu_P_demand[c];
+      state.cpu_P[c] = P;
+      state.cpu_E_step[c] += P * dt;
+    }
+    for (std::size_t w = layout_.rack_switch_begin[r]; w < layout_.rack_switch_begin[r + 1]; ++w) {
+      const double P = state.switch_P_demand[w];
+      state.switch_P[w] = P;
+      state.switch_E_step[w] += P * dt;
+    }
+  } else {
+    for (std::uint32_t g = g0; g < g1; ++g)
+      state.gpu_P[g] = gpu_P_[g] = 0.0;
+    for (std::size_t c = layout_.rack_cpu_begin[r]; c < layout_.rack_cpu_begin[r + 1]; ++c)
+      state.cpu_P[c] = 0.0;
+    for (std::size_t w = layout_.rack_switch_begin[r]; w < layout_.rack_switch_begin[r + 1]; ++w)
+      state.switch_P[w] = 0.0;
+    pm_->commitUnpowered(r);
+    sums.gpus_off += g1 - g0;
+  }
+  const bool was_powered = rack_powered_[r] != 0;
+  if (was_powered != k.powered) {
+    dist_->record(
+        t, k.powered ? ElectricalEvent::Kind::RackRepowered : ElectricalEvent::Kind::RackUnpowered,
+        static_cast<int>(r), static_cast<double>(g1 - g0));
+    rack_powered_[r] = k.powered ? 1 : 0;
+  }
+
+  const double P_ac = k.P_ac_a + k.P_ac_b;
+  const double P_feed_loss = dist_->rackFeedLoss(r);
+  const double P_heat = k.P_psu_loss + k.P_busbar_loss + P_feed_loss;
+  state.rack_P_dc[r] = k.P_load;
+  state.rack_P_ac[r] = P_ac;
+  state.rack_P_psu_loss[r] = k.P_psu_loss;
+  state.rack_air_E_step[r] += (k.P_air + P_heat) * dt;
+  state.rack_ac_E_step[r] += P_ac * dt;
+
+  const double elapsed = state.time + dt - state.step_start;
+  rack_P_dc_[r] = k.P_load;
+  rack_P_ac_[r] = P_ac;
+  rack_P_ac_mean_[r] = elapsed > 0.0 ? state.rack_ac_E_step[r] / elapsed : P_ac;
+  rack_P_psu_loss_[r] = k.P_psu_loss;
+  rack_psu_efficiency_[r] = P_ac > 0.0 ? k.P_grid_dc / P_ac : 0.0;
+  rack_P_loss_[r] = P_heat;
+  rack_P_grid_dc_[r] = k.P_grid_dc;
+  rack_feed_P_[2 * r] = k.P_ac_a;
+  rack_feed_P_[2 * r + 1] = k.P_ac_b;
+  const std::size_t racks = layout_.rack_count;
+  for (int side = 0; side < 2; ++side) {
+    const int b = dist_->feedBranch(r, side);
+    double I = 0.0, use = 0.0, closed = 0.0;
+    if (b >= 0) {
+      closed = dist_->tree().closed(static_cast<std::size_t>(b)) ? 1.0 : 0.0;
+      I = dist_->tree().current(static_cast<std::size_t>(b));
+      const double I_rated = dist_->ratedCurrent(static_cast<std::size_t>(b));
+      use = I_rated > 0.0 ? I / I_rated : 0.0;
+    }
+    rack_feed_I_[static_cast<std::size_t>(side) * racks + r] = I;
+    rack_feed_use_[static_cast<std::size_t>(side) * racks + r] = use;
+    rack_feed_closed_[static_cast<std::size_t>(side) * racks + r] = closed;
+    if (dt > 0.0) feed_utilisation_max_ = std::max(feed_utilisation_max_, use);
+  }
+  rack_powered_value_[r] = k.powered ? 1.0 : 0.0;
+  rack_E_storage_[r] = pm_->storedEnergy(r);
+  rack_P_burner_[r] = pm_->burnerPower(r);
+
+  sums.P_ac += P_ac;
+  sums.P_ac_mean += rack_P_ac_mean_[r];
+  sums.P_grid_dc += k.P_grid_dc;
+  sums.P_psu_loss += k.P_psu_loss;
+  sums.P_load += k.P_load;
+  sums.P_busbar_loss += k.P_busbar_loss;
+  if (k.powered) sums.P_storage += k.P_grid_dc - k.P_load - k.P_busbar_loss;
+}
+
+void ElectricalModel::solveTree(double t, double dt, core::SiteState& state) {
+  dist_->beginStep(t, dt);
+  for (std::size_t r = 0; r < layout_.rack_count; ++r)
+    computeRack(r, t, dt, state);
+  // A UPS that drops its load changes which feeds are live: recompute (each UPS drops once).
+  for (std::size_t k = 0; !dist_->solve(t, dt); ++k) {
+    RACKTWIN_ASSERT(k < dist_->upsCount(), "a UPS dropped its load twice in one step");
+    for (std::size_t r = 0; r < layout_.rack_count; ++r)
+      computeRack(r, t, dt, state);
+  }
+  StepSums sums;
+  for (std::size_t r = 0; r < layout_.rack_count; ++r)
+    commitRack(r, t, dt, state, sums);
+  dist_->commit(t, dt);
+
+  const PowerTree& tree = dist_->tree();
+  for (std::size_t i = 0; i < tree_elements_.size(); ++i) {
+    const std::size_t b = tree_elements_[i];
+    const double I = tree.live(b) ? tree.current(b) : 0.0;
+    const double I_rated = dist_->ratedCurrent(b);
+    element_I_[i] = I;
+    element_use_[i] = I_rated > 0.0 ? I / I_rated : 0.0;
+    element_V_[i] = tree.live(b) ? tree.lineVoltage(b) : 0.0;
+    element_closed_[i] = tree.closed(b) && dist_->breakerClosed(b) ? 1.0 : 0.0;
+    element_P_loss_[i] = tree.lossPower(b);
+  }
+  for (std::size_t u = 0; u < dist_->upsCount(); ++u) {
+    ups_soc_[u] = dist_->upsStateOfCharge(u);
+    ups_P_out_[u] = tree.converterResult(u).P_out;
+    ups_P_battery_[u] = dist_->upsBatteryPower(u);
+  }
+  for (std::size_t i = 0; i < room_P_loss_.size(); ++i)
+    room_P_loss_[i] = dist_->roomLoss(i);
+
+  site_P_losses_ = sums.P_psu_loss + sums.P_busbar_loss + dist_->lossPower();
+  site_P_generator_ = dist_->generatorPower();
+  site_utility_live_ = dist_->utilityLive() ? 1.0 : 0.0;
+  site_generator_online_ = dist_->generatorOnline() ? 1.0 : 0.0;
+  site_P_it_ = sums.P_ac;
+  site_P_it_mean_ = sums.P_ac_mean;
+  gpus_unpowered_ = sums.gpus_off;
+  const double P_in = dist_->inputPower();
+  if (dt > 0.0) {
+    it_energy_.add(sums.P_ac * dt);
+    dc_energy_.add(sums.P_grid_dc * dt);
+    psu_loss_energy_.add(sums.P_psu_loss * dt);
+    busbar_loss_energy_.add(sums.P_busbar_loss * dt);
+    storage_change_.add(sums.P_storage * dt);
+    load_energy_.add(sums.P_load * dt);
+    facility_energy_.add(P_in * dt);
+  }
+  recordSite(t, dt, P_in, sums.P_ac);
+}
+
+void ElectricalModel::declareTreeChannels(core::Recorder& recorder) {
+  const std::size_t racks = layout_.rack_count;
+  if (racks > 0) {
+    const auto rack = [&](std::string channel, std::string unit, std::string description,
+                          const double* data) {
+      recorder.add(core::ChannelInfo{"rack", std::move(channel), std::move(unit),
+                                     std::move(description), layout_.rack_ids},
+                   data);
+    };
+    rack("feed_a_current", "A", "Rms phase current of the rack's feed A (0 when dead)",
+         rack_feed_I_.data());
+    rack("feed_b_current", "A", "Rms phase current of the rack's feed B (0 when dead or absent)",
+         rack_feed_I_.data() + racks);
+    rack("feed_a_utilisation", "1", "Feed A current over its rating (headroom = 1 - this)",
+         rack_feed_use_.data());
+    rack("feed_b_utilisation", "1", "Feed B current over its rating (headroom = 1 - this)",
+         rack_feed_use_.data() + racks);
+    rack("feed_a_closed", "1", "1 while feed A's breaker is closed and the feed not lost",
+         rack_feed_closed_.data());
+    rack("feed_b_closed", "1", "1 while feed B's breaker is closed and the feed not lost",
+         rack_feed_closed_.data() + racks);
+    rack("powered", "1", "1 while the rack has a live PSU, else 0 (GPUs off)",
+         rack_powered_value_.data());
+    rack("P_grid_dc", "W", "DC power the PSUs draw through their converters (after the storage)",
+         rack_P_grid_dc_.data());
+    rack("E_storage", "J", "Energy in the PSUs' power-smoothing storage", rack_E_storage_.data());
+    rack("P_burner", "W", "Power the GPUs' power burners add to hold the smoothing floor",
+         rack_P_burner_.data());
+    rack("P_loss", "W", "Heat of the rack's electrical losses (PSU, busbar, feeds)",
+         rack_P_loss_.data());
+  }
+  if (!tree_elements_.empty()) {
+    std::vector<std::string> ids;
+    for (std::size_t b : tree_elements_)
+      ids.push_back(dist_->elementId(b));
+    const auto element = [&](std::string channel, std::string unit, std::string description,
+                             const std::vector<double>& data) {
+      recorder.add(core::ChannelInfo{"power_tree", std::move(channel), std::move(unit),
+                                     std::move(description), ids},
+                   data.data());
+    };
+    element("current", "A", "Rms phase current at the element's output", element_I_);
+    element("utilisation", "1", "Current over the element's rating (0 when unrated)", element_use_);
+    element("voltage", "V", "Line-to-line voltage of the element's output bus (0 when dead)",
+            element_V_);
+    element("closed", "1", "1 while the element's breaker is closed, 0 once it opened",
+            element_closed_);
+    element("P_loss", "W", "Real loss of the element (I^2 R, core, conversion, recharge)",
+            element_P_loss_);
+  }
+  if (dist_->upsCount() > 0) {
+    std::vector<std::string> ids;
+    for (std::size_t u = 0; u < dist_->upsCount(); ++u)
+      ids.push_back(dist_->elementId(static_cast<std::size_t>(dist_->upsBranch(u))));
+    recorder.add(core::ChannelInfo{"ups", "soc", "1", "Battery state of charge", ids},
+                 ups_soc_.data());
+    recorder.add(core::ChannelInfo{"ups", "P_out", "W", "Output power", ids}, ups_P_out_.data());
+    recorder.add(
+        core::ChannelInfo{"ups", "P_battery", "W", "Battery power, discharge > 0, charge < 0", ids},
+        ups_P_battery_.data());
+  }
+  if (!room_P_loss_.empty()) {
+    recorder.add(core::ChannelInfo{"electrical_room", "P_loss", "W",
+                                   "Losses of the distribution elements in the room (heat)",
+                                   dist_->roomNames()},
+                 room_P_loss_.data());
+  }
+  recorder.add(
+      core::ChannelInfo{
+          "site", "P_facility", "W", "Electrical input at the MV bus (utility and generators)", {}},
+      &site_P_facility_);
+  recorder.add(core::ChannelInfo{"site", "P_electrical_loss", "W", "All electrical losses", {}},
+               &site_P_losses_);
+  recorder.add(core::ChannelInfo{"site", "P_generator", "W", "Generator output", {}},
+               &site_P_generator_);
+  recorder.add(core::ChannelInfo{"site", "utility_live", "1", "1 while the utility is live", {}},
+               &site_utility_live_);
+  recorder.add(
+      core::ChannelInfo{
+          "site", "generator_online", "1", "1 while the generators carry the MV bus", {}},
+      &site_generator_online_);
+  recorder.add(core::ChannelInfo{"site", "gpus_unpowered", "1", "GPUs without power", {}},
+               &gpus_unpowered_value_);
+}
+
+void ElectricalModel::summariseTree(core::Summary& summary) const {
+  const auto energy = [&](std::string key, double value, std::string label) {
+    summary.add(core::SummaryItem{std::move(key), value, std::move(label), "kWh",
+                                  1.0 / kJoulePerKilowattHour, 0.0});
+  };
+  energy("busbar_loss_energy_J", busbarLossEnergy(), "Rack busbar losses");
+  for (ElementKind kind :
+       {ElementKind::Transformer, ElementKind::Ups, ElementKind::Switchboard, ElementKind::Busway,
+        ElementKind::Rpp, ElementKind::Cable, ElementKind::Feed}) {
+    const std::string name = elementKindName(kind);
+    energy("electrical_loss_" + name + "_J", dist_->lossEnergy(kind), "Losses: " + name);
+  }
+  energy("utility_energy_J", dist_->utilityEnergy(), "Utility energy");
+  energy("generator_energy_J", dist_->generatorEnergy(), "Generator energy");
+  energy("ups_battery_energy_change_J", dist_->batteryEnergyChange(),
+         "Change of UPS battery energy");
+  energy("smoothing_burner_energy_J", pm_->burnerEnergy(), "Power burner energy (smoothing)");
+  energy("smoothing_ramp_deficit_energy_J", pm_->rampDeficitEnergy(),
+         "GPU energy held back by the ramp-up limit");
+  summary.add(
+      {"ups_soc_min", dist_->minUpsStateOfCharge(), "Lowest UPS state of charge", "%", 100.0, 0.0});
+  summary.add(
+      {"breaker_trips", static_cast<double>(dist_->breakerTrips()), "Breaker trips", "", 1.0, 0.0});
+  summary.add({"ups_battery_depletions", static_cast<double>(dist_->upsDepletions()),
+               "UPS battery depletions (load lost)", "", 1.0, 0.0});
+  summary.add({"feed_utilisation_max", feed_utilisation_max_, "Highest rack feed utilisation", "%",
+               100.0, 0.0});
+  summary.add({"generator_utilisation_max", dist_->maxGeneratorUtilisation(),
+               "Highest generator utilisation", "%", 100.0, 0.0});
+  summary.add({"load_flow_unconverged_steps", static_cast<double>(dist_->unconvergedSolves()),
+               "Load-flow steps without convergence (voltage collapse)", "", 1.0, 0.0});
+}
+
+}  // namespace racktwin::power

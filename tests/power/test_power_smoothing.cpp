@@ -1,0 +1,237 @@
+// GB300 power smoothing and power management: the floor held by the burner and released after
+// its hold time, the ramp limits, the 65 J per GPU storage (gb300_nvl72.md §1a), the grid-facing
+// swing of a synchronous training square wave against the GPUs' own swing (the check:
+// at most 70 %; NVIDIA reports up to 30 % lower peak demand, §1a), Max-Q and caps.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "ElectricalTestSite.hpp"
+#include "racktwin/power/ElectricalModel.hpp"
+
+using namespace racktwin;
+
+namespace {
+
+constexpr double kDt = 0.1;
+constexpr double kTgp = 1400.0;  // W, B300 power limit (gb300_nvl72.md §1)
+
+/// The smoothing parameters the power-smoothing scenario documents: floor 60 % of TGP, ramps
+/// 700 W/s (0.5 TGP per s, within the "<= 1 TGP per second" of §1a), 2 s hold, 65 J per GPU
+/// following a 0.5 s moving average.
+core::PowerSmoothingSpec documented() {
+  return core::PowerSmoothingSpec{true, 65.0, 0.60, 700.0, 700.0, 2.0, 0.5};
+}
+
+struct Bench {
+  explicit Bench(bool smoothing, core::PowerProfile profile = core::PowerProfile::MaxP,
+                 double cap = 0.0)
+      : site(test::gb300Site(1)) {
+    site.electrical.present = true;  // ideal feeds: only the rack side matters here
+    core::PowerPolicySpec p;
+    p.profile = profile;
+    p.gpu_P_cap = cap;
+    p.smoothing = documented();
+    p.smoothing.enabled = smoothing;
+    site.electrical.power_policies.push_back(p);
+    layout = core::SiteLayout::build(site);
+    model = std::make_unique<power::ElectricalModel>(site, layout);
+    state.resize(layout, 300.0);
+    test::setAllDemands(state, 200.0, 250.0, 120.0, 9000.0);
+    model->initialize(state);
+  }
+  void step(int k) {
+    state.time = state.step_start = k * kDt;
+    state.clearStepAccumulators();
+    model->advance(state.time, kDt, state);
+  }
+  core::SiteSpec site;
+  core::SiteLayout layout;
+  core::SiteState state;
+  std::unique_ptr<power::ElectricalModel> model;
+};
+
+/// Synchronous training square wave (gb300_nvl72.md §5 default trace: compute 0.9-1.0 TGP,
+/// communication 0.3-0.5 TGP): 3 s at 95 %, 1 s at 40 %.
+double squareWave(int k) {
+  return (k % 40) < 30 ? 0.95 * kTgp : 0.40 * kTgp;
+}
+
+}  // namespace
+
+TEST_CASE("Smoothing: ramp-up limit, floor held for its hold time, then ramp-down", "[power]") {
+  Bench b(true);
+  const double floor = 0.6 * kTgp;  // 840 W
+  // Idle at 200 W, then the job starts at full compute.
+  std::vector<double> P;
+  for (int k = 0; k < 40; ++k) {
+    test::setAllDemands(b.state, 0.95 * kTgp, 250.0, 120.0, 9000.0);
+    b.step(k);
+    P.push_back(b.state.gpu_P[0]);
+  }
+  // 70 W per 0.1 s step from 200 W, capped at the demand.
+  for (int k = 0; k < 40; ++k)
+    CHECK(P[static_cast<std::size_t>(k)]
+          == Approx(std::min(200.0 + 70.0 * (k + 1), 1330.0)).epsilon(1e-12));
+  CHECK(b.model->powerManagement()->rampDeficitPower(0) == 0.0);  // reached
+  // The job ends: the floor holds 2 s (after ramping down to it), then the GPUs ramp to idle.
+  P.clear();
+  for (int k = 40; k < 100; ++k) {
+    test::setAllDemands(b.state, 200.0, 250.0, 120.0, 9000.0);
+    b.step(k);
+    P.push_back(b.state.gpu_P[5]);
+  }
+  for (int i = 0; i < 60; ++i) {
+    const double t_end = (41 + i) * kDt;  // end of step 40 + i
+    const double hold_end = 4.0 + 2.0;    // last step that reached the floor ended at 4.0 s
+    double expected = 0.0;
+    if (t_end <= hold_end + 1e-9) {
+      expected = std::max(floor, 1330.0 - 70.0 * (i + 1));
+    } else {
+      const int after = static_cast<int>(std::lround((t_end - hold_end) / kDt));
+      expected = std::max(200.0, floor - 70.0 * after);
+    }
+    INFO("t_end = " << t_end);
+    CHECK(P[static_cast<std::size_t>(i)] == Approx(expected).epsilon(1e-12));
+  }
+  // The burner made up the floor above the 200 W demand while it held.
+  CHECK(b.model->powerManagement()->burnerEnergy() > 0.0);
+}
+
+TEST_CASE("Smoothing on a training square wave: floor, ramps, storage bounds, grid swing",
+          "[power]") {
+  Bench on(true), off(false);
+  const std::size_t gpus = on.layout.gpu_count;
+  std::vector<double> prev(gpus, 0.0);
+  double on_max = 0.0, on_min = 1e300, off_max = 0.0, off_min = 1e300;
+  double gpu_max = 0.0, gpu_min = 1e300;
+  bool floor_held = true, ramps_respected = true, storage_bounded = true;
+  for (int k = 0; k < 800; ++k) {
+    for (Bench* b : {&on, &off}) {
+      test::setAllDemands(b->state, squareWave(k), 250.0, 120.0, 9000.0);
+      b->step(k);
+    }
+    const double E_per_gpu = on.model->powerManagement()->storedEnergy(0) / 72.0;
+    storage_bounded = storage_bounded && E_per_gpu >= 0.0 && E_per_gpu <= 65.0 + 1e-12;
+    for (std::size_t g = 0; g < gpus; ++g) {
+      const double P = on.state.gpu_P[g];
+      if (k > 0) {
+        ramps_respected = ramps_respected && std::abs(P - prev[g]) <= 700.0 * kDt + 1e-9;
+      }
+      if (k >= 30) floor_held = floor_held && P >= 0.6 * kTgp - 1e-9;  // once the job ran
+      prev[g] = P;
+    }
+    if (k >= 400) {  // steady periodic state
+      on_max = std::max(on_max, on.state.rack_P_ac[0]);
+      on_min = std::min(on_min, on.state.rack_P_ac[0]);
+      off_max = std::max(off_max, off.state.rack_P_ac[0]);
+      off_min = std::min(off_min, off.state.rack_P_ac[0]);
+      double demand = 0.0;
+      for (std::size_t g = 0; g < gpus; ++g)
+        demand += off.state.gpu_P[g];
+      gpu_max = std::max(gpu_max, demand);
+      gpu_min = std::min(gpu_min, demand);
+    }
+  }
+  CHECK(floor_held);
+  CHECK(ramps_respected);
+  CHECK(storage_bounded);
+  // Without smoothing the grid sees the GPUs' swing (72 x 770 W) plus its PSU losses.
+  CHECK(gpu_max - gpu_min == Approx(72.0 * (0.95 - 0.40) * kTgp).epsilon(1e-12));
+  CHECK(off_max - off_min > gpu_max - gpu_min);
+  const double ratio = (on_max - on_min) / (off_max - off_min);
+  INFO("grid-facing swing with smoothing / without: " << ratio << " on " << on_min << ".." << on_max
+                                                      << " off " << off_min << ".." << off_max);
+  CHECK(ratio <= 0.70);
+  // The storage never raises the peak: the grid sees at most the un-smoothed peak.
+  CHECK(on_max <= off_max * (1.0 + 1e-12));
+  CHECK(ratio > 0.3);  // the floor (840 W) against the compute power (1330 W) bounds it
+  CHECK(on.model->energyBalanceRelativeError() < 1e-9);
+  CHECK(off.model->energyBalanceRelativeError() < 1e-9);
+  // The storage charged and discharged within its bounds: it was used.
+  CHECK(on.model->storageEnergyChange() != 0.0);
+}
+
+TEST_CASE("The storage alone cuts a sub-second spike", "[power]") {
+  // One 0.1 s step of +300 W per GPU: 72 x 300 W x 0.1 s = 2.16 kJ, within the 4.68 kJ storage
+  // (65 J x 72, gb300_nvl72.md §1a), so the grid sees a fraction of the spike.
+  core::PowerSmoothingSpec s{true, 65.0, 0.0, 0.0, 0.0, 0.0, 0.1};
+  core::SiteSpec site = test::gb300Site(1);
+  site.electrical.present = true;
+  core::PowerPolicySpec p;
+  p.smoothing = s;
+  site.electrical.power_policies.push_back(p);
+  const core::SiteLayout layout = core::SiteLayout::build(site);
+  power::ElectricalModel model(site, layout);
+  core::SiteState state;
+  state.resize(layout, 300.0);
+  test::setAllDemands(state, 1000.0, 250.0, 120.0, 9000.0);
+  model.initialize(state);
+  for (int k = 0; k < 50; ++k) {
+    state.time = k * kDt;
+    model.advance(state.time, kDt, state);
+  }
+  const double grid_before = model.rackGridDcPower(0);
+  test::setAllDemands(state, 1300.0, 250.0, 120.0, 9000.0);
+  state.time = 50 * kDt;
+  model.advance(state.time, kDt, state);
+  const double rise = model.rackGridDcPower(0) - grid_before;
+  CHECK(state.rack_P_dc[0] - (72 * 1000.0 + 36 * 250.0 + 18 * 120.0 + 9000.0)
+        == Approx(72 * 300.0).epsilon(1e-12));
+  CHECK(rise > 0.0);
+  CHECK(rise == Approx(0.5 * 72 * 300.0).epsilon(1e-9));  // the lag passes dt / (tau + dt)
+  CHECK(model.powerManagement()->storedEnergy(0) < 0.5 * 65.0 * 72);
+}
+
+TEST_CASE("Max-Q profile and power caps limit the GPUs", "[power]") {
+  Bench q(false, core::PowerProfile::MaxQ);
+  test::setAllDemands(q.state, 1400.0, 250.0, 120.0, 9000.0);
+  q.step(0);
+  CHECK(q.state.gpu_P[0] == Approx(0.75 * kTgp).epsilon(1e-12));  // default Max-Q fraction
+  Bench c(false, core::PowerProfile::MaxP, 1000.0);
+  test::setAllDemands(c.state, 1400.0, 250.0, 120.0, 9000.0);
+  c.step(0);
+  CHECK(c.state.gpu_P[3] == 1000.0);
+  core::EventSpec e;
+  e.kind = core::EventKind::SetPowerCap;
+  e.value = 800.0;
+  REQUIRE(c.model->applyEvent(e, c.state));
+  c.step(1);
+  CHECK(c.state.gpu_P[3] == 800.0);
+  e.value = 0.0;  // removed: back to the TGP
+  REQUIRE(c.model->applyEvent(e, c.state));
+  c.step(2);
+  CHECK(c.state.gpu_P[3] == 1400.0);
+}
+
+TEST_CASE("Power policies resolve per rack and job", "[power]") {
+  core::SiteSpec site = test::gb300Site(3);
+  core::TrainingJobSpec job;
+  job.id = "train";
+  job.racks = {core::ComponentId("row1/rack02")};
+  site.jobs.push_back(job);
+  site.electrical.present = true;
+  core::PowerPolicySpec all;
+  all.gpu_P_cap = 1200.0;
+  core::PowerPolicySpec by_job;
+  by_job.job = "train";
+  by_job.smoothing = documented();
+  core::PowerPolicySpec by_rack;
+  by_rack.racks = {"row1/rack03"};
+  by_rack.profile = core::PowerProfile::MaxQ;
+  site.electrical.power_policies = {all, by_job, by_rack};
+  const core::SiteLayout layout = core::SiteLayout::build(site);
+  const power::PowerManagement pm(site, layout);
+  CHECK(pm.gpuLimit(0) == 1200.0);
+  CHECK_FALSE(pm.smoothing(0));
+  CHECK(pm.gpuLimit(1) == kTgp);  // the job's policy has no cap
+  CHECK(pm.smoothing(1));
+  CHECK(pm.gpuFloor(1) == Approx(0.6 * kTgp));
+  CHECK(pm.storageCapacity(1) == Approx(65.0 * 72));
+  CHECK(pm.gpuLimit(2) == Approx(0.75 * kTgp));
+  site.electrical.power_policies[1].job = "nope";
+  CHECK_THROWS_WITH(power::PowerManagement(site, layout), Catch::Matchers::Contains("nope"));
+}

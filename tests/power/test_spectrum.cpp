@@ -1,0 +1,62 @@
+// Spectrum of facility power: the dominant frequency and amplitude of known signals (a sinusoid
+// between FFT bins, a square wave whose fundamental has amplitude 4/pi of its half swing,
+// Fourier series), and the bounded series that keeps a whole run.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include "racktwin/power/Spectrum.hpp"
+
+using namespace racktwin;
+
+namespace {
+constexpr double kPi = 3.14159265358979323846;
+}
+
+TEST_CASE("Dominant oscillation of a sinusoid between bins", "[power]") {
+  const double dt = 0.1, f = 0.2317, a = 1234.0;
+  std::vector<double> x(3000);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x[i] = 5.0e6 + a * std::sin(2.0 * kPi * f * static_cast<double>(i) * dt + 0.3);
+  const power::SpectralPeak p = power::dominantOscillation(x, dt);
+  REQUIRE(p.found);
+  CHECK(p.frequency == Approx(f).epsilon(1e-4));
+  CHECK(p.amplitude == Approx(a).epsilon(5e-3));
+}
+
+TEST_CASE("Dominant oscillation of a square wave is its fundamental", "[power]") {
+  // 3 s high, 1 s low: the fundamental at 0.25 Hz has amplitude (2 h / pi) sin(pi D) with
+  // h the swing and D = 0.75 the duty (Fourier series of a pulse train).
+  const double dt = 0.1, high = 100e3, low = 40e3;
+  std::vector<double> x(6000);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x[i] = (i % 40) < 30 ? high : low;
+  const power::SpectralPeak p = power::dominantOscillation(x, dt);
+  REQUIRE(p.found);
+  CHECK(p.frequency == Approx(0.25).epsilon(1e-4));
+  CHECK(p.amplitude == Approx(2.0 * (high - low) / kPi * std::sin(kPi * 0.75)).epsilon(1e-2));
+}
+
+TEST_CASE("A constant series has no dominant oscillation", "[power]") {
+  std::vector<double> x(100, 42.0);
+  CHECK_FALSE(power::dominantOscillation(x, 0.1).found);
+  CHECK_FALSE(power::dominantOscillation(std::vector<double>(4, 1.0), 0.1).found);
+}
+
+TEST_CASE("The decimating series keeps time-weighted means in bounded memory", "[power]") {
+  power::DecimatingSeries s(16);
+  for (int i = 0; i < 16; ++i)
+    s.add(static_cast<double>(i), 0.5);
+  REQUIRE(s.values().size() == 16);
+  CHECK(s.interval() == Approx(0.5));
+  for (int i = 16; i < 64; ++i)
+    s.add(static_cast<double>(i), 0.5);
+  // 64 samples in at most 16 values: blocks of 4, each the mean of its samples.
+  REQUIRE(s.values().size() == 16);
+  CHECK(s.interval() == Approx(2.0));
+  CHECK(s.duration() == Approx(32.0));
+  for (std::size_t k = 0; k < 16; ++k)
+    CHECK(s.values()[k] == Approx(4.0 * static_cast<double>(k) + 1.5));
+  CHECK_THROWS_AS(power::DecimatingSeries(24), std::invalid_argument);
+}
