@@ -41,6 +41,9 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
     power.gpu_P_idle = type.gpu.P_idle;
     power.gpu_P_max = type.gpu.P_max;
     power.gpu_P_throttled = type.gpu.throttled_power_fraction * type.gpu.P_max;
+    power.gpu_P_leakage = type.gpu.P_leakage_reference;
+    power.gpu_T_leakage = type.gpu.T_leakage_reference;
+    power.gpu_leakage_coefficient = type.gpu.leakage_coefficient;
     power.cpu_P_idle = type.cpu.P_idle;
     power.cpu_P_busy = type.cpu_P_busy;
     power.switch_P_idle = type.nvswitch.P_idle;
@@ -355,9 +358,15 @@ void WorkloadExecutor::writeDemands(double span, SiteState& state) noexcept {
     const double P_gpu_capped =
         (rack_gpu_E_capped_[r] + idle * std::min(p.gpu_P_idle, p.gpu_P_throttled)) / span;
     for (std::size_t g = layout_.rack_gpu_begin[r]; g < layout_.rack_gpu_begin[r + 1]; ++g) {
-      const double P = state.gpu_shutdown[g] != 0    ? 0.0
-                       : state.gpu_throttled[g] != 0 ? P_gpu_capped
-                                                     : P_gpu;
+      double P = state.gpu_throttled[g] != 0 ? P_gpu_capped : P_gpu;
+      if (p.gpu_P_leakage > 0.0) {
+        // Leakage grows exponentially with the junction temperature (of the last thermal step);
+        // the power limit bounds the total.
+        const double excess =
+            std::expm1(p.gpu_leakage_coefficient * (state.gpu_T_junction[g] - p.gpu_T_leakage));
+        P = std::clamp(P + p.gpu_P_leakage * excess, 0.0, p.gpu_P_max);
+      }
+      if (state.gpu_shutdown[g] != 0) P = 0.0;
       state.gpu_P_demand[g] = P;
       gpu_P_demand_[g] = P;
     }

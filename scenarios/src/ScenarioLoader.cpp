@@ -354,6 +354,25 @@ class DataLibrary {
     }
     c.throttled_power_fraction =
         m.quantity("throttled_power_fraction", Dimension::Dimensionless, Check::PositiveFraction);
+    if (m.has("leakage")) {
+      const MapReader leak =
+          m.map("leakage", {"power_at_reference", "reference_temperature", "coefficient_per_K"});
+      c.P_leakage_reference =
+          leak.quantity("power_at_reference", Dimension::Power, Check::Positive);
+      if (c.P_leakage_reference >= c.P_max) {
+        leak.fail("power_at_reference", "must be below power_limit (" + watts(c.P_max) + ")");
+      }
+      c.T_leakage_reference =
+          leak.quantity("reference_temperature", Dimension::Temperature, Check::Positive);
+      c.leakage_coefficient = leak.number("coefficient_per_K", Check::Positive);
+      if (c.leakage_coefficient > 0.2) {
+        leak.fail("coefficient_per_K",
+                  "expected a fraction per K (leakage doubles every ln 2 / coefficient K; "
+                  "0.01-0.05 is typical), got "
+                      + std::to_string(c.leakage_coefficient));
+      }
+      leak.finish();
+    }
     if (m.has("shutdown_temperature")) {
       c.T_shutdown = m.quantity("shutdown_temperature", Dimension::Temperature, Check::Positive);
       if (c.T_shutdown <= c.T_slowdown) {
@@ -386,18 +405,18 @@ class DataLibrary {
     s.gpu = readChip(
         r.map("gpu", {"power_limit", "idle_power", "heat_capacity", "junction_to_case_resistance",
                       "slowdown_temperature", "slowdown_release_temperature",
-                      "shutdown_temperature", "throttled_power_fraction", "cold_plate"}),
+                      "shutdown_temperature", "throttled_power_fraction", "leakage", "cold_plate"}),
         nullptr);
     s.cpu = readChip(r.map("cpu", {"power_limit", "idle_power", "busy_power", "heat_capacity",
                                    "junction_to_case_resistance", "slowdown_temperature",
                                    "slowdown_release_temperature", "shutdown_temperature",
-                                   "throttled_power_fraction", "cold_plate"}),
+                                   "throttled_power_fraction", "leakage", "cold_plate"}),
                      &s.cpu_P_busy);
     s.nvswitch =
         readChip(r.map("nvswitch", {"power_limit", "idle_power", "busy_power", "heat_capacity",
                                     "junction_to_case_resistance", "slowdown_temperature",
                                     "slowdown_release_temperature", "shutdown_temperature",
-                                    "throttled_power_fraction", "cold_plate"}),
+                                    "throttled_power_fraction", "leakage", "cold_plate"}),
                  &s.switch_P_busy);
     // A QD by its power law, or by its flow coefficient Cv (converted per rack, for the coolant
     // of the rack's loop, in readRacks).

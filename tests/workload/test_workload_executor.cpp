@@ -292,3 +292,23 @@ TEST_CASE("The executor is deterministic", "[workload]") {
   };
   CHECK(demands() == demands());
 }
+
+TEST_CASE("Leakage adds P_ref (exp(k (T_j - T_ref)) - 1) to a GPU's demand, within its limit",
+          "[workload]") {
+  core::SiteSpec site = test::gb300Site(1);
+  core::ChipSpec& gpu = site.racks[0].type.gpu;
+  gpu.P_leakage_reference = 140.0;
+  gpu.T_leakage_reference = 333.15;  // 60 degC
+  gpu.leakage_coefficient = 0.02;
+  site.jobs.push_back(job("train", 0.0, 100.0, 1.0, 0.5, 1.0, 0.5));  // 700 W in both phases
+  Run r(site);
+  r.state.gpu_T_junction.assign(r.layout.gpu_count, 333.15);
+  r.state.gpu_T_junction[1] = 353.15;  // 20 K hotter: leakage x e^0.4
+  r.state.gpu_T_junction[2] = 313.15;  // 20 K cooler: leakage x e^-0.4
+  r.state.gpu_T_junction[3] = 500.0;   // far too hot: the power limit holds
+  r.run(10, 0.1);
+  CHECK(r.gpu_E[0] == Approx(700.0).epsilon(1e-12));  // 1 s at the reference: no change
+  CHECK(r.gpu_E[1] == Approx(700.0 + 140.0 * std::expm1(0.4)).epsilon(1e-12));
+  CHECK(r.gpu_E[2] == Approx(700.0 + 140.0 * std::expm1(-0.4)).epsilon(1e-12));
+  CHECK(r.gpu_E[3] == Approx(kPmax).epsilon(1e-12));
+}

@@ -69,6 +69,13 @@ struct ChipSpec {
   /// for the rest of the run. Infinite when the data gives none (CPUs, switches).
   double T_shutdown = std::numeric_limits<double>::infinity();
   double throttled_power_fraction = 1.0;  // of P_max while slowed down
+  /// Temperature-dependent leakage (GPUs): the workload's powers hold at the junction
+  /// temperature T_leakage_reference, where leakage is P_leakage_reference; at T_j the chip
+  /// draws P_leakage_reference (exp(leakage_coefficient (T_j - T_ref)) - 1) more (less when
+  /// cooler), within [0, P_max]. P_leakage_reference = 0: no temperature dependence.
+  double P_leakage_reference = 0.0;  // W
+  double T_leakage_reference = 0.0;  // K
+  double leakage_coefficient = 0.0;  // 1/K
   ColdPlateSpec cold_plate;
 };
 

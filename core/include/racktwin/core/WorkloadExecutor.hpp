@@ -80,7 +80,10 @@ class WorkloadExecutor final : public Model {
   struct RackPower {
     double gpu_P_idle = 0.0;
     double gpu_P_max = 0.0;
-    double gpu_P_throttled = 0.0;  // cap while throttled
+    double gpu_P_throttled = 0.0;          // cap while throttled
+    double gpu_P_leakage = 0.0;            // W of leakage at the reference junction temperature
+    double gpu_T_leakage = 0.0;            // K, that reference
+    double gpu_leakage_coefficient = 0.0;  // 1/K
     double cpu_P_idle = 0.0;
     double cpu_P_busy = 0.0;
     double switch_P_idle = 0.0;
