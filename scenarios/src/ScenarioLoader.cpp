@@ -977,7 +977,7 @@ std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegi
   std::vector<core::CduSpec> cdus;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const MapReader m = list.map(i, {"id", "type", "supply_temperature_setpoint", "pump_speed",
-                                     "pumps_installed", "headers"});
+                                     "pumps_installed", "headers", "pump_control"});
     const core::ComponentId id = m.id("id");
     ids.add(id.str(), "CDU", m, "id");
     core::CduSpec c = lib.cdu(m, "type");
@@ -1004,6 +1004,17 @@ std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegi
     }
     c.pumps_installed = installed;
     c.headers = readHeaders(m);
+    // Optional secondary pump speed PI on the least favoured rack's manifold dp.
+    if (const auto pc =
+            m.optionalMap("pump_control", {"differential_pressure", "proportional_gain_per_kPa",
+                                           "integral_time", "minimum_speed"})) {
+      c.pump_dp_set = pc->quantity("differential_pressure", Dimension::Pressure, Check::Positive);
+      c.pump_dp_gain = pc->number("proportional_gain_per_kPa", Check::Positive) / 1000.0;
+      c.pump_dp_integral_time = pc->quantity("integral_time", Dimension::Time, Check::Positive);
+      c.pump_speed_min =
+          pc->quantity("minimum_speed", Dimension::Dimensionless, Check::PositiveFraction);
+      pc->finish();
+    }
     m.finish();
     cdus.push_back(std::move(c));
   }

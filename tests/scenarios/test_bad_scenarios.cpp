@@ -595,3 +595,21 @@ TEST_CASE("electrical actions without an electrical section are refused", "[scen
                      "  - {at: 600 s, action: feed_loss, feed: a}", "action: feed_loss",
                      "events[0].action", {"needs an electrical section"});
 }
+
+TEST_CASE("A CDU's pump_control maps to the pump dp PI in SI", "[scenarios]") {
+  const std::string text =
+      replaced(kBase, "    type: inrack-250kw\n",
+               "    type: inrack-250kw\n    pump_control: {differential_pressure: "
+               "0.8 bar, proportional_gain_per_kPa: 0.002, integral_time: "
+               "0.5 min, minimum_speed: 30 %}\n");
+  const auto site = loadScenarioFromString(text, kInline, sourcePath("data"));
+  const auto& c = site.cdus[0];
+  CHECK(c.pump_dp_set == Approx(80e3).epsilon(1e-12));   // 0.8 bar = 80 kPa
+  CHECK(c.pump_dp_gain == Approx(2e-6).epsilon(1e-12));  // 0.002 per kPa = 2e-6 per Pa
+  CHECK(c.pump_dp_integral_time == Approx(30.0).epsilon(1e-12));
+  CHECK(c.pump_speed_min == Approx(0.3).epsilon(1e-12));
+  requireInlineError("    type: inrack-250kw\n",
+                     "    type: inrack-250kw\n    pump_control: {differential_pressure: 80 kPa, "
+                     "proportional_gain_per_kPa: 0.002, integral_time: 30 s, minimum_speed: 0 %}\n",
+                     "pump_control", "cdus[0].pump_control.minimum_speed", {"must be"});
+}
