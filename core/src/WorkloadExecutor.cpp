@@ -125,6 +125,8 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
   rack_gpu_E_capped_.assign(layout.rack_count, 0.0);
   job_iterations_.assign(jobs_.size(), 0.0);
   gpu_P_demand_.assign(layout.gpu_count, 0.0);
+  leak_T_.assign(layout.gpu_count, std::numeric_limits<double>::quiet_NaN());
+  leak_P_.assign(layout.gpu_count, 0.0);
 }
 
 const std::string& WorkloadExecutor::jobId(std::size_t job) const {
@@ -362,9 +364,13 @@ void WorkloadExecutor::writeDemands(double span, SiteState& state) noexcept {
       if (p.gpu_P_leakage > 0.0) {
         // Leakage grows exponentially with the junction temperature (of the last thermal step);
         // the power limit bounds the total.
-        const double excess =
-            std::expm1(p.gpu_leakage_coefficient * (state.gpu_T_junction[g] - p.gpu_T_leakage));
-        P = std::clamp(P + p.gpu_P_leakage * excess, 0.0, p.gpu_P_max);
+        const double T_j = state.gpu_T_junction[g];
+        if (T_j != leak_T_[g]) {
+          leak_T_[g] = T_j;
+          leak_P_[g] =
+              p.gpu_P_leakage * std::expm1(p.gpu_leakage_coefficient * (T_j - p.gpu_T_leakage));
+        }
+        P = std::clamp(P + leak_P_[g], 0.0, p.gpu_P_max);
       }
       if (state.gpu_shutdown[g] != 0) P = 0.0;
       state.gpu_P_demand[g] = P;

@@ -114,6 +114,9 @@ class WorkloadExecutor final : public Model {
   // Recorder views: sized once in the constructor, never resized.
   std::vector<double> job_iterations_;
   std::vector<double> gpu_P_demand_;
+  // Leakage excess per GPU and the junction temperature it was computed at: the temperature
+  // changes once per thermal step, the demand every sub-step.
+  std::vector<double> leak_T_, leak_P_;
 };
 
 }  // namespace racktwin::core
