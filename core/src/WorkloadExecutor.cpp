@@ -200,6 +200,11 @@ double WorkloadExecutor::slowestSpeed(const Job& job, const SiteState& state) co
     for (std::size_t g = layout_.rack_gpu_begin[r]; g < layout_.rack_gpu_begin[r + 1]; ++g) {
       speed = std::min(speed, state.gpu_speed[g]);
     }
+    // A power cap below the job's compute power slows its GPUs: clocks fall until the power
+    // meets the cap, with P ~ f^3 (the throttle law), so speed = (cap / P_compute)^(1/3).
+    const double P_compute = job.compute_fraction * rack_power_[r].gpu_P_max;
+    const double limit = state.rack_gpu_P_limit[r];
+    if (limit < P_compute) speed = std::min(speed, std::cbrt(std::max(limit, 0.0) / P_compute));
   }
   // No GPU (or a non-number) makes no progress rather than infinite progress.
   return speed >= 0.0 && std::isfinite(speed) ? speed : 0.0;

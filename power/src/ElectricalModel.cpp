@@ -181,6 +181,14 @@ void ElectricalModel::initialize(core::SiteState& state) {
   } else {
     solve(0.0, state);
   }
+  publishLimits(state);
+}
+
+// The racks' GPU power limits (profiles and caps) for the workload, which slows capped jobs.
+void ElectricalModel::publishLimits(core::SiteState& state) const noexcept {
+  if (!pm_) return;
+  for (std::size_t r = 0; r < layout_.rack_count; ++r)
+    state.rack_gpu_P_limit[r] = pm_->gpuLimit(r);
 }
 
 void ElectricalModel::advance(double t, double dt, core::SiteState& state) {
@@ -190,6 +198,7 @@ void ElectricalModel::advance(double t, double dt, core::SiteState& state) {
   } else {
     solve(dt, state);
   }
+  publishLimits(state);
 }
 
 std::size_t ElectricalModel::rackIndex(const core::EventSpec& event) const {

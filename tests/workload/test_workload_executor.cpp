@@ -312,3 +312,23 @@ TEST_CASE("Leakage adds P_ref (exp(k (T_j - T_ref)) - 1) to a GPU's demand, with
   CHECK(r.gpu_E[2] == Approx(700.0 + 140.0 * std::expm1(-0.4)).epsilon(1e-12));
   CHECK(r.gpu_E[3] == Approx(kPmax).epsilon(1e-12));
 }
+
+TEST_CASE("A power cap below the compute power slows the job by the cube root of the ratio",
+          "[workload]") {
+  core::SiteSpec site = test::gb300Site(2);
+  site.jobs.push_back(job("train", 0.0, 600.0, 3.3, 0.95, 0.8, 0.4));
+  Run r(site);
+  // Rack 0 capped at 0.95 x 1400 / 8 W per GPU: clocks (P ~ f^3) fall to half, so the job, set
+  // by its slowest GPU, runs at half speed: period 8.2 s.
+  r.state.rack_gpu_P_limit[0] = 0.95 * kPmax / 8.0;
+  r.state.rack_gpu_P_limit[1] = 0.5 * kPmax;  // the other rack is not in the job
+  r.run(6000, 0.1);
+  CHECK(*r.executor.meanIterationPeriod() == Approx(2.0 * 4.1).epsilon(1e-9));
+  // A cap above the compute power changes nothing.
+  core::SiteSpec site2 = test::gb300Site(2);
+  site2.jobs.push_back(job("train", 0.0, 600.0, 3.3, 0.95, 0.8, 0.4));
+  Run r2(site2);
+  r2.state.rack_gpu_P_limit[0] = kPmax;
+  r2.run(6000, 0.1);
+  CHECK(*r2.executor.meanIterationPeriod() == Approx(4.1).epsilon(1e-9));
+}

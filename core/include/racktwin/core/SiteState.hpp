@@ -56,6 +56,9 @@ struct SiteState {
   std::vector<double> rack_P_psu_loss;    // W, PSU losses now (heat to room air)
   std::vector<double> rack_air_E_step;  // J to room air since the macro step began (loads + losses)
   std::vector<double> rack_ac_E_step;   // J of AC input since the macro step began
+  /// W per GPU: the power limit of the rack's GPUs now (profile and cap, electrical model);
+  /// infinity when nothing limits them below their own power limit.
+  std::vector<double> rack_gpu_P_limit;
 
   /// Sizes every array for the layout and fills neutral values (T = T_initial, speed 1).
   void resize(const SiteLayout& layout, double T_initial);

@@ -190,6 +190,7 @@ class ElectricalModel final : public core::Model {
   // With an electrical section.
   std::unique_ptr<Distribution> dist_;
   std::unique_ptr<PowerManagement> pm_;
+  void publishLimits(core::SiteState& state) const noexcept;
   double busbar_k_ = 0.0;  // 4 R / V^2 of the busbar, 1/W
   struct RackStep {        // scratch of the current step
     bool powered = false;

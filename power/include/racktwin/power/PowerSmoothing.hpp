@@ -10,8 +10,9 @@
 //   want   = active ? max(target, F) : target
 //   P      = clamp(want, P_prev - ramp_down dt, P_prev + ramp_up dt)
 // The burner supplies P - target when positive (heat in the GPU, as real as compute power); when
-// the ramp-up limit holds P below the target, the GPU runs power-limited for that step (the lost
-// compute is not fed back to the workload).
+// the ramp-up limit holds P below the target, the GPU runs power-limited for that step (that lost
+// compute is not fed back to the workload; a limit or cap is: SiteState::rack_gpu_P_limit slows
+// capped jobs).
 //
 // Per rack storage, capacity E_max = E_per_gpu * GPUs, state E (J, starts half full), grid-facing
 // DC power G, busbar-side load B:
