@@ -7,6 +7,7 @@
 #include "SmallSite.hpp"
 #include "racktwin/core/FlowNetwork.hpp"
 #include "racktwin/core/SiteState.hpp"
+#include "racktwin/core/Summary.hpp"
 #include "racktwin/core/Units.hpp"
 #include "racktwin/thermal/Coolant.hpp"
 #include "racktwin/thermal/CoolingModel.hpp"
@@ -342,4 +343,26 @@ TEST_CASE("The pump speed PI holds the least favoured rack's dp at its set-point
     rig.step(800.0);
   CHECK(rig.model.rackDifferentialPressures()[0] == Approx(60e3).epsilon(5e-3));
   CHECK(rig.model.cduPumpSpeed(0) == Approx(speed).epsilon(5e-3));
+}
+
+TEST_CASE("The design summary traces the system curve: exponent 2 for a quadratic system",
+          "[thermal]") {
+  // Every resistance quadratic (plates and QDs at exponent 2, pipes wide enough to lose nothing):
+  // dp = k V^2 through the whole loop, so the traced exponent is 2. Pump: dp = s^2 dp0 (1 -
+  // (V / (s V_max))^2) meets it at V / (s V_max) = 1 / sqrt(1 + k V_max^2 / dp0), the same at any
+  // speed (affinity), which the reported flow fraction must equal.
+  core::SiteSpec spec = test::smallSite(2, 1);
+  spec.racks[0].type.gpu.cold_plate.dp.exponent = 2.0;
+  spec.racks[0].type.hose = {2.0, 0.5, 0.0, 1};
+  spec.racks[0].type.manifold_segment = {0.089, 0.5, 0.0, 1};
+  Rig rig(spec);
+  core::Summary summary;
+  rig.model.summarise(summary);
+  CHECK(summary.value("system_curve_exponent").value() == Approx(2.0).epsilon(2e-3));
+  const core::PumpSpec& pump = spec.cdus[0].pump;
+  const double V = rig.model.cduSecondaryFlow(0);
+  const double k = rig.model.cduPumpHead(0) / (V * V);
+  const double fraction =
+      1.0 / std::sqrt(1.0 + k * pump.V_flow_max * pump.V_flow_max / pump.dp_shutoff);
+  CHECK(summary.value("pump_flow_fraction_of_curve").value() == Approx(fraction).epsilon(1e-6));
 }

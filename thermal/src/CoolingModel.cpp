@@ -37,6 +37,31 @@ void CoolingModel::Impl::recordDesignPoint() {
   design.rack_dp_min = rack_dp_available.empty() ? 0.0 : 1e300;
   for (double dp : rack_dp_available)
     design.rack_dp_min = std::min(design.rack_dp_min, dp);
+
+  // The operating point against the system curve, for the CDU with the highest head: the system
+  // curve is traced by the solver itself at 90 % of the pump speed (a single-CDU loop's system
+  // does not depend on its pump), n = ln(dp1/dp2) / ln(V1/V2); then the design solve is restored.
+  const Unit* critical = nullptr;
+  for (const Unit& unit : units)
+    if (unit.pumps_running > 0 && (critical == nullptr || unit.pump_dp > critical->pump_dp))
+      critical = &unit;
+  if (critical != nullptr) {
+    Unit& unit = units[static_cast<std::size_t>(critical - units.data())];
+    const core::PumpSpec& pump = unit.cdu->pump;
+    design.pump_flow_fraction =
+        unit.V_secondary / (unit.pumps_running * unit.pump_speed * pump.V_flow_max);
+    Loop& loop = loops[unit.loop];
+    if (loop.units.size() == 1 && unit.V_secondary > 0.0) {
+      const double V1 = unit.V_secondary, dp1 = unit.pump_dp, speed = unit.pump_speed;
+      unit.pump_speed = 0.9 * speed;
+      solveHydraulics(loop);
+      const double V2 = unit.V_secondary, dp2 = unit.pump_dp;
+      unit.pump_speed = speed;
+      solveHydraulics(loop);
+      if (V2 > 0.0 && V2 < V1)
+        design.system_curve_exponent = std::log(dp1 / dp2) / std::log(V1 / V2);
+    }
+  }
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -583,6 +608,12 @@ void CoolingModel::summarise(core::Summary& summary) const {
                "Cold-plate flow spread (max-min)/mean", "", 1.0, 0.0});
   summary.add({"cold_plates_below_minimum_flow", d.plates_below_minimum,
                "Cold plates below minimum flow (design)", "", 1.0, 0.0});
+  summary.add({"pump_flow_fraction_of_curve", d.pump_flow_fraction,
+               "Pump flow / its zero-head flow at speed (design, highest-head CDU)", "", 1.0, 0.0});
+  summary.add({"system_curve_exponent",
+               d.system_curve_exponent > 0.0 ? std::optional<double>(d.system_curve_exponent)
+                                             : std::nullopt,
+               "System curve exponent n, dp = k V^n (design, highest-head CDU)", "", 1.0, 0.0});
   summary.add({"rack_dp_available_min_Pa", d.rack_dp_min,
                "Manifold dp, least favoured rack (design)", "kPa", 1e-3, 0.0});
   summary.add(

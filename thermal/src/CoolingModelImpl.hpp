@@ -189,6 +189,9 @@ struct CoolingModel::Impl {
     double plate_V_min = 0.0, plate_V_max = 0.0, plate_V_mean = 0.0;
     double plates_below_minimum = 0.0;
     double rack_dp_min = 0.0;
+    // The pump with the highest head: its flow as a fraction of its curve's zero-head flow at
+    // its speed, and the exponent n of the system curve dp = k V^n it meets.
+    double pump_flow_fraction = 0.0, system_curve_exponent = 0.0;
   } design;
   std::vector<double> tray_V_flow, tray_T_out;
   std::vector<std::string> tray_ids;
