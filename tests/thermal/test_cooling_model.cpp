@@ -6,6 +6,7 @@
 #include "SmallSite.hpp"
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/core/Units.hpp"
+#include "racktwin/thermal/Coolant.hpp"
 #include "racktwin/thermal/CoolingModel.hpp"
 
 using namespace racktwin;
@@ -171,4 +172,50 @@ TEST_CASE("Long macro steps give the short-step answer without control oscillati
   for (std::size_t g = 0; g < fine.state.gpu_T_junction.size(); ++g) {
     CHECK(coarse.state.gpu_T_junction[g] == Approx(fine.state.gpu_T_junction[g]).margin(0.05));
   }
+}
+
+TEST_CASE("A CDU loop's steady state matches the hand calculation of its exchanger", "[thermal]") {
+  // Hand calculation, independent of the model's exchanger code (Incropera & DeWitt, Table 11.3,
+  // counter flow): at steady state the exchanger removes the chips' and the pump's heat; the
+  // supply sits at its set-point (PI); return - supply = P_chips / (rho cp V) since the pump's heat
+  // enters after the return; and Q = eps(NTU, Z) C_min (T_hot_in - T_facility) with UA from the
+  // rating, scaled with (C / C_nominal)^0.8 on each side (equal film resistances at the rating).
+  const core::SiteSpec site = test::smallSite(2, 2);
+  Rig rig(site);
+  constexpr double P = 900.0;
+  for (int i = 0; i < 5400; ++i)
+    rig.step(P);
+  const core::CduSpec& cdu = site.cdus[0];
+  const thermal::Coolant pg25 = thermal::Coolant::fromSpec(site.secondary_coolant);
+  const double rho_cp = pg25.density(cdu.T_supply_set) * pg25.specificHeat(cdu.T_supply_set);
+  const thermal::Coolant water = thermal::Coolant::water();
+  const double rho_cp_w =
+      water.density(site.facility.T_supply) * water.specificHeat(site.facility.T_supply);
+  const double V = rig.model.cduSecondaryFlow(0);
+  const double C_hot = rho_cp * V;
+  const double P_chips = P * static_cast<double>(rig.layout.gpu_count);
+  const double T_sup = rig.model.cduSupplyTemperature(0);
+  const double T_ret = rig.model.cduReturnTemperature(0);
+  CHECK(T_sup == Approx(cdu.T_supply_set).margin(0.01));
+  CHECK(T_ret - T_sup == Approx(P_chips / C_hot).epsilon(1e-4));
+  const double Q = rig.model.cduHeatFlow(0);
+  CHECK(Q == Approx(P_chips + rig.model.cduPumpHydraulicPower(0)).epsilon(1e-4));
+
+  // The rating: Q_n at C_hn, C_cn with T_hot_out - T_cold_in = approach.
+  const double C_hn = rho_cp * cdu.secondary_V_flow_nominal;
+  const double C_cn = rho_cp_w * cdu.facility_V_flow_nominal;
+  const double C_min_n = std::min(C_hn, C_cn), Z_n = std::min(C_hn, C_cn) / std::max(C_hn, C_cn);
+  const double eps_n =
+      cdu.Q_flow_nominal / (C_min_n * (cdu.approach_nominal + cdu.Q_flow_nominal / C_hn));
+  const double NTU_n = std::log((1.0 - eps_n * Z_n) / (1.0 - eps_n)) / (1.0 - Z_n);
+  const double UA_n = NTU_n * C_min_n;
+  // Off design: the facility flow follows the valve opening (boundary facility water).
+  const double C_cold = rig.model.cduValveOpening(0) * C_cn;
+  const double UA = 2.0 * UA_n / (std::pow(C_hot / C_hn, -0.8) + std::pow(C_cold / C_cn, -0.8));
+  const double C_min = std::min(C_hot, C_cold), Z = C_min / std::max(C_hot, C_cold);
+  const double NTU = UA / C_min;
+  const double e = std::exp(-NTU * (1.0 - Z));
+  const double eps = (1.0 - e) / (1.0 - Z * e);
+  const double T_hot_in = T_ret + rig.model.cduPumpHydraulicPower(0) / C_hot;
+  CHECK(Q == Approx(eps * C_min * (T_hot_in - site.facility.T_supply)).epsilon(1e-6));
 }

@@ -690,6 +690,9 @@ std::span<const double> CoolingModel::rackFlows() const {
 std::span<const double> CoolingModel::rackDifferentialPressures() const {
   return impl_->rack_dp_available;
 }
+double CoolingModel::cduValveOpening(std::size_t cdu) const {
+  return impl_->units.at(cdu).valve_opening;
+}
 double CoolingModel::cduPumpSpeed(std::size_t cdu) const {
   return impl_->units.at(cdu).pump_speed;
 }

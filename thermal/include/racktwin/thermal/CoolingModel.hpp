@@ -76,6 +76,7 @@ class CoolingModel : public core::Model {
   std::span<const double> rackFlows() const;  // m3/s per rack (supply hose), site order
   std::span<const double> rackDifferentialPressures() const;  // Pa across each rack's manifolds
   double cduPumpSpeed(std::size_t cdu) const;                 // fraction of full speed
+  double cduValveOpening(std::size_t cdu) const;              // facility valve, fraction
   std::span<const double> gpuColdPlateFlows() const;          // m3/s per GPU, layout order
 
  private:
