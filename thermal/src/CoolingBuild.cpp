@@ -300,8 +300,8 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
   }
 
   const std::size_t n_dies = dies.size();
-  for (auto* v :
-       {&die_T, &die_T_old, &die_alpha, &die_P, &die_R, &die_T_junction, &die_g, &die_inv})
+  for (auto* v : {&die_T, &die_T_old, &die_alpha, &die_P, &die_R, &die_T_junction, &die_g, &die_inv,
+                  &die_store})
     v->assign(n_dies, 0.0);
   const std::size_t n_cells = cell_C.size();
   for (auto* v : {&cell_T, &cell_T_old, &cell_alpha})

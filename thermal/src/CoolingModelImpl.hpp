@@ -63,6 +63,7 @@ struct CoolingModel::Impl {
   std::vector<Die> dies;
   std::vector<double> die_T, die_T_old, die_alpha, die_P, die_R, die_T_junction;
   std::vector<double> die_g, die_inv;  // cached with the loop's cells: g and 1 / (C_d/dt + g)
+  std::vector<double> die_store;       // cached: C_d / dt
 
   // ---- Coolant volumes, all loops (each loop's cells are contiguous). ----
   std::vector<double> cell_C, cell_T, cell_T_old, cell_alpha;

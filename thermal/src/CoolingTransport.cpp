@@ -175,7 +175,8 @@ void CoolingModel::Impl::sweepWidth(Loop& loop, double dt) {
         // Effectiveness <= 1: the coolant cannot leave hotter than the case, so the
         // inlet-referenced conductance is capped at the capacity rate.
         die_g[d] = std::min(1.0 / die_R[d], C_flow);
-        die_inv[d] = 1.0 / (dies[d].spec->heat_capacity * inv_dt + die_g[d]);
+        die_store[d] = dies[d].spec->heat_capacity * inv_dt;
+        die_inv[d] = 1.0 / (die_store[d] + die_g[d]);
       }
     }
     loop.cache_dt = dt;
@@ -212,7 +213,7 @@ void CoolingModel::Impl::sweepWidth(Loop& loop, double dt) {
             // Case node: (C_d/dt)(D - D_old) = P - (D - T_in)/R, solved for D = d0 + d1 T_in,
             // with g = min(1/R, C_flow) (cached above).
             const auto d = static_cast<std::size_t>(link.die);
-            const double store_d = dies[d].spec->heat_capacity * inv_dt;
+            const double store_d = die_store[d];
             const double g = die_g[d];
             const double d0 = (store_d * die_T_old[d] + die_P[d]) * die_inv[d];
             const double d1 = g * die_inv[d];
