@@ -25,6 +25,7 @@ namespace fs = std::filesystem;
 using core::Dimension;
 using detail::Check;
 using detail::formatNumber;
+using detail::joined;
 using detail::ListReader;
 using detail::MapReader;
 using detail::YamlDocument;
@@ -34,13 +35,6 @@ constexpr int kMaxUnits = 1000;
 
 const std::initializer_list<std::string_view> kBreakerKeys = {"pickup_A", "curve", "time_dial",
                                                               "instantaneous_A"};
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& n : names)
-    text += (text.empty() ? "" : ", ") + n;
-  return text;
-}
 
 // --- Data files (data/electrical/<type>.yaml) -----------------------------------------------
 

@@ -33,6 +33,7 @@ namespace fs = std::filesystem;
 using core::Dimension;
 using detail::Check;
 using detail::formatNumber;
+using detail::joined;
 using detail::ListReader;
 using detail::MapReader;
 using detail::YamlDocument;
@@ -62,13 +63,6 @@ void requireOutdoorAir(const MapReader& m, std::string_view key, double T) {
                     + " to " + formatNumber(detail::kOutdoorAirMax_degC) + " degC, got "
                     + formatNumber(t) + " degC");
   }
-}
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& n : names)
-    text += (text.empty() ? "" : ", ") + n;
-  return text;
 }
 
 // A file whose version key names a format this program does not read fails on that key, before

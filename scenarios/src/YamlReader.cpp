@@ -41,15 +41,6 @@ std::string describe(core::Dimension d) {
   return article(name) + std::string(name) + " in " + std::string(core::acceptedUnits(d));
 }
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& n : names) {
-    if (!text.empty()) text += ", ";
-    text += n;
-  }
-  return text;
-}
-
 void checkValue(double v, Check check, const std::string& text, const MapReader* map,
                 std::string_view key, const ListReader* list, std::size_t index) {
   const char* rule = nullptr;
@@ -84,6 +75,13 @@ bool sameKey(const std::string& a, std::string_view b) {
 core::SourceLocation locate(const std::string& file, const YAML::Mark& mark) {
   if (mark.is_null() || mark.line < 0) return core::SourceLocation{file, 0, 0};
   return core::SourceLocation{file, mark.line + 1, mark.column + 1};
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& n : names)
+    text += (text.empty() ? "" : ", ") + n;
+  return text;
 }
 
 std::string formatNumber(double value) {

@@ -43,6 +43,8 @@ enum class Check {
 
 /// Formats a value for messages (6 significant digits).
 std::string formatNumber(double value);
+/// Names separated by ", " for messages that list what is accepted.
+std::string joined(const std::vector<std::string>& names);
 
 class ListReader;
 

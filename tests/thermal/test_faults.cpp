@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "CoolingRig.hpp"
 #include "SmallSite.hpp"
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/core/Summary.hpp"
@@ -16,44 +17,7 @@ using namespace racktwin;
 
 namespace {
 
-struct Rig {
-  explicit Rig(core::SiteSpec spec)
-      : site(std::move(spec)), layout(core::SiteLayout::build(site)), model(site, layout) {
-    state.resize(layout, site.cdus[0].T_supply_set);
-    model.initialize(state);
-    stored_initial = model.storedEnergy();
-  }
-  void step(double P, double dt = 1.0) {
-    for (double& E : state.gpu_E_step)
-      E = P * dt;
-    model.advance(t, dt, state);
-    t += dt;
-  }
-  bool event(core::EventKind kind, const std::string& target = "", double value = 0.0) {
-    core::EventSpec e;
-    e.kind = kind;
-    e.target = target;
-    e.value = value;
-    e.time = t;
-    return model.applyEvent(e, state);
-  }
-  std::optional<double> summary(const std::string& key) const {
-    core::Summary s;
-    model.summarise(s);
-    return s.value(key);
-  }
-  double balance() const {
-    return std::abs(model.heatInput() - model.heatRejected()
-                    - (model.storedEnergy() - stored_initial))
-           / model.heatInput();
-  }
-  core::SiteSpec site;
-  core::SiteLayout layout;
-  core::SiteState state;
-  thermal::CoolingModel model;
-  double t = 0.0;
-  double stored_initial = 0.0;
-};
+using Rig = test::CoolingRig;
 
 }  // namespace
 

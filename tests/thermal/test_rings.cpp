@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "CoolingRig.hpp"
 #include "SmallSite.hpp"
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/core/Units.hpp"
@@ -51,40 +52,7 @@ core::SiteSpec ringSite(int pumps_installed = 1) {
   return site;
 }
 
-struct Rig {
-  explicit Rig(core::SiteSpec spec)
-      : site(std::move(spec)), layout(core::SiteLayout::build(site)), model(site, layout) {
-    state.resize(layout, site.cdus[0].T_supply_set);
-    model.initialize(state);
-    stored_initial = model.storedEnergy();
-  }
-  void step(double P, double air = 0.0) {
-    for (double& E : state.gpu_E_step)
-      E = P;
-    for (double& E : state.rack_air_E_step)
-      E = air;
-    model.advance(t, 1.0, state);
-    t += 1.0;
-  }
-  bool trip(const char* cdu) {
-    core::EventSpec e;
-    e.kind = core::EventKind::PumpTrip;
-    e.target = cdu;
-    e.time = t;
-    return model.applyEvent(e, state);
-  }
-  double balance() const {
-    return std::abs(model.heatInput() - model.heatRejected()
-                    - (model.storedEnergy() - stored_initial))
-           / model.heatInput();
-  }
-  core::SiteSpec site;
-  core::SiteLayout layout;
-  core::SiteState state;
-  thermal::CoolingModel model;
-  double t = 0.0;
-  double stored_initial = 0.0;
-};
+using Rig = test::CoolingRig;
 
 }  // namespace
 
@@ -130,7 +98,7 @@ TEST_CASE("A ring rides through the loss of one CDU's only pump on the other CDU
   for (int s = 0; s < 600; ++s)
     rig.step(800.0);
   const double V_before = rig.model.cduSecondaryFlow(1);
-  REQUIRE(rig.trip("hall/cdu1"));
+  REQUIRE(rig.event(core::EventKind::PumpTrip, "hall/cdu1"));
   CHECK(rig.model.cduPumpsRunning(0) == 0);
   CHECK(rig.model.cduSecondaryFlow(0) == 0.0);      // a stopped pump holds back reverse flow
   CHECK(rig.model.cduSecondaryFlow(1) > V_before);  // one pump against a lighter system
@@ -151,9 +119,9 @@ TEST_CASE("A ring conserves energy to round-off with varying heat and a standby 
           "[thermal]") {
   Rig rig(ringSite(/*pumps_installed=*/2));
   for (int s = 0; s < 7200; ++s) {
-    if (s == 900) REQUIRE(rig.trip("hall/cdu2"));
+    if (s == 900) REQUIRE(rig.event(core::EventKind::PumpTrip, "hall/cdu2"));
     const double P = 300.0 + 900.0 * (0.5 + 0.5 * std::sin(2.0 * 3.141592653589793 * s / 600.0));
-    rig.step(P, 50.0);
+    rig.step(P, 1.0, 50.0);
     if (s == 902) CHECK(rig.model.cduPumpsRunning(1) == 0);  // during the switch-over
   }
   CHECK(rig.model.cduPumpsRunning(1) == 1);  // the standby took over
