@@ -533,7 +533,7 @@ TEST_CASE("loop: plant data types resolve to data files", "[scenarios]") {
                    "facility_water.loop.chiller.type",
                    {"unknown chiller type 'trim-chiller-2mw': no data file "
                         + file("chillers/trim-chiller-2mw.yaml"),
-                    "available: trim-chiller-500kw"});
+                    "available: trim-chiller-1500kw, trim-chiller-500kw"});
   requireLoopError("type: dry-cooler-1500kw", "type: ../dry", "type: ../dry",
                    "facility_water.loop.heat_rejection.type", {"expected a type name"});
 }
