@@ -101,21 +101,66 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
     jobs_.push_back(std::move(job));
   }
 
-  // Two jobs may share a rack only at different times.
-  for (std::size_t a = 0; a < jobs_.size(); ++a) {
-    for (std::size_t b = a + 1; b < jobs_.size(); ++b) {
-      const Job& ja = jobs_[a];
-      const Job& jb = jobs_[b];
+  for (std::size_t i = 0; i < site.inference_jobs.size(); ++i) {
+    const InferenceJobSpec& spec = site.inference_jobs[i];
+    InferenceRacks racks;
+    racks.id = spec.id;
+    if (spec.racks.empty()) {
+      throw std::invalid_argument("inference job '" + spec.id + "': names no rack");
+    }
+    racks.rack_begin = static_cast<std::uint32_t>(job_racks_.size());
+    std::uint32_t gpus = 0;
+    for (const ComponentId& rack : spec.racks) {
+      const auto found = rack_index.find(rack.str());
+      if (found == rack_index.end() || seen[found->second] != 0) {
+        throw std::invalid_argument("inference job '" + spec.id + "': unknown or repeated rack '"
+                                    + rack.str() + "'");
+      }
+      seen[found->second] = 1;
+      job_racks_.push_back(found->second);
+      gpus += static_cast<std::uint32_t>(layout.rack_gpu_begin[found->second + 1]
+                                         - layout.rack_gpu_begin[found->second]);
+    }
+    racks.rack_end = static_cast<std::uint32_t>(job_racks_.size());
+    for (std::uint32_t k = racks.rack_begin; k < racks.rack_end; ++k)
+      seen[job_racks_[k]] = 0;
+    // One independent stream per job (SplitMix64 of seed and index, Steele et al. 2014), so adding
+    // a job does not change the arrivals of the others.
+    std::uint64_t z = site.simulation.seed + 0x9E3779B97F4A7C15ULL * (i + 1);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    inference_.emplace_back(spec, gpus, z ^ (z >> 31));
+    inference_racks_.push_back(std::move(racks));
+  }
+
+  // Two jobs (training or inference) may share a rack only at different times.
+  struct Use {
+    const std::string* id;
+    double start, end;
+    std::uint32_t begin, end_rack;
+  };
+  std::vector<Use> uses;
+  for (const Job& job : jobs_)
+    uses.push_back(Use{&job.id, job.start, job.end, job.rack_begin, job.rack_end});
+  for (std::size_t i = 0; i < inference_.size(); ++i) {
+    uses.push_back(Use{&inference_racks_[i].id, inference_[i].start(), inference_[i].end(),
+                       inference_racks_[i].rack_begin, inference_racks_[i].rack_end});
+  }
+  for (std::size_t a = 0; a < uses.size(); ++a) {
+    for (std::size_t b = a + 1; b < uses.size(); ++b) {
+      const Use& ja = uses[a];
+      const Use& jb = uses[b];
       if (!(std::max(ja.start, jb.start) < std::min(ja.end, jb.end))) continue;
-      for (std::uint32_t k = ja.rack_begin; k < ja.rack_end; ++k)
+      for (std::uint32_t k = ja.begin; k < ja.end_rack; ++k)
         seen[job_racks_[k]] = 1;
-      for (std::uint32_t k = jb.rack_begin; k < jb.rack_end; ++k) {
+      for (std::uint32_t k = jb.begin; k < jb.end_rack; ++k) {
         if (seen[job_racks_[k]] != 0) {
-          rejectJob(jb.id, "shares rack '" + layout.rack_ids[job_racks_[k]] + "' with job '" + ja.id
-                               + "' while both run");
+          throw std::invalid_argument("job '" + *jb.id + "': shares rack '"
+                                      + layout.rack_ids[job_racks_[k]] + "' with job '" + *ja.id
+                                      + "' while both run");
         }
       }
-      for (std::uint32_t k = ja.rack_begin; k < ja.rack_end; ++k)
+      for (std::uint32_t k = ja.begin; k < ja.end_rack; ++k)
         seen[job_racks_[k]] = 0;
     }
   }
@@ -124,6 +169,9 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
   rack_gpu_E_.assign(layout.rack_count, 0.0);
   rack_gpu_E_capped_.assign(layout.rack_count, 0.0);
   job_iterations_.assign(jobs_.size(), 0.0);
+  inference_queue_.assign(inference_.size(), 0.0);
+  inference_in_service_.assign(inference_.size(), 0.0);
+  inference_tokens_per_s_.assign(inference_.size(), 0.0);
   gpu_P_demand_.assign(layout.gpu_count, 0.0);
   leak_T_.assign(layout.gpu_count, std::numeric_limits<double>::quiet_NaN());
   leak_P_.assign(layout.gpu_count, 0.0);
@@ -144,6 +192,36 @@ std::uint64_t WorkloadExecutor::totalIterations() const noexcept {
   for (const double n : job_iterations_)
     total += static_cast<std::uint64_t>(n);
   return total;
+}
+
+const InferenceJob& WorkloadExecutor::inferenceJob(std::size_t job) const {
+  RACKTWIN_ASSERT(job < inference_.size(), "inference job index out of range");
+  return inference_[job];
+}
+
+std::uint64_t WorkloadExecutor::requestsServed() const noexcept {
+  std::uint64_t n = 0;
+  for (const InferenceJob& job : inference_)
+    n += job.requestsServed();
+  return n;
+}
+
+std::uint64_t WorkloadExecutor::tokensGenerated() const noexcept {
+  std::uint64_t n = 0;
+  for (const InferenceJob& job : inference_)
+    n += job.tokensGenerated();
+  return n;
+}
+
+std::optional<double> WorkloadExecutor::meanQueueingDelay() const noexcept {
+  double delay = 0.0;
+  std::uint64_t started = 0;
+  for (const InferenceJob& job : inference_) {
+    delay += job.queueingDelaySum();
+    started += job.requestsStarted();
+  }
+  if (started == 0) return std::nullopt;
+  return delay / static_cast<double>(started);
 }
 
 std::optional<double> WorkloadExecutor::meanIterationPeriod() const noexcept {
@@ -171,6 +249,10 @@ void WorkloadExecutor::initialize(SiteState& state) {
     job.period_sum = 0.0;
     job_iterations_[j] = 0.0;
   }
+  for (std::size_t i = 0; i < inference_.size(); ++i) {
+    inference_[i].reset();
+    inference_queue_[i] = inference_in_service_[i] = inference_tokens_per_s_[i] = 0.0;
+  }
   for (std::size_t r = 0; r < layout_.rack_count; ++r) {
     state.rack_air_P_demand[r] = rack_power_[r].air_P;
   }
@@ -187,22 +269,35 @@ void WorkloadExecutor::advance(double t, double dt, SiteState& state) {
   for (std::size_t j = 0; j < jobs_.size(); ++j) {
     const Job& job = jobs_[j];
     if (!(t + dt > job.start && t < job.end)) continue;
-    const Split split = runJob(j, t, t + dt, slowestSpeed(job, state));
+    const double speed = slowestSpeed(job.rack_begin, job.rack_end, job.compute_fraction, state);
+    const Split split = runJob(j, t, t + dt, speed);
     addToRacks(job, split);
+  }
+  for (std::size_t i = 0; i < inference_.size(); ++i) {
+    InferenceJob& job = inference_[i];
+    if (!(t + dt > job.start() && t < job.end())) continue;
+    const InferenceRacks& racks = inference_racks_[i];
+    const double speed =
+        slowestSpeed(racks.rack_begin, racks.rack_end, job.busyPowerFraction(), state);
+    addInferenceToRacks(i, job.run(t, t + dt, speed));
+    inference_queue_[i] = static_cast<double>(job.queueLength());
+    inference_in_service_[i] = static_cast<double>(job.inService());
+    inference_tokens_per_s_[i] = static_cast<double>(job.tokensLastRun()) / dt;
   }
   writeDemands(dt, state);
 }
 
-double WorkloadExecutor::slowestSpeed(const Job& job, const SiteState& state) const noexcept {
+double WorkloadExecutor::slowestSpeed(std::uint32_t begin, std::uint32_t end, double fraction,
+                                      const SiteState& state) const noexcept {
   double speed = std::numeric_limits<double>::infinity();
-  for (std::uint32_t k = job.rack_begin; k < job.rack_end; ++k) {
+  for (std::uint32_t k = begin; k < end; ++k) {
     const std::uint32_t r = job_racks_[k];
     for (std::size_t g = layout_.rack_gpu_begin[r]; g < layout_.rack_gpu_begin[r + 1]; ++g) {
       speed = std::min(speed, state.gpu_speed[g]);
     }
     // A power cap below the job's compute power slows its GPUs: clocks fall until the power
     // meets the cap, with P ~ f^3 (the throttle law), so speed = (cap / P_compute)^(1/3).
-    const double P_compute = job.compute_fraction * rack_power_[r].gpu_P_max;
+    const double P_compute = fraction * rack_power_[r].gpu_P_max;
     const double limit = state.rack_gpu_P_limit[r];
     if (limit < P_compute) speed = std::min(speed, std::cbrt(std::max(limit, 0.0) / P_compute));
   }
@@ -356,6 +451,22 @@ void WorkloadExecutor::addToRacks(const Job& job, const Split& split) noexcept {
   }
 }
 
+void WorkloadExecutor::addInferenceToRacks(std::size_t i, double busy) noexcept {
+  if (!(busy > 0.0)) return;
+  const InferenceRacks& racks = inference_racks_[i];
+  const double fraction = inference_[i].busyPowerFraction();
+  for (std::uint32_t k = racks.rack_begin; k < racks.rack_end; ++k) {
+    const std::uint32_t r = job_racks_[k];
+    const RackPower& p = rack_power_[r];
+    // P_idle + u (P_busy - P_idle) averaged over the sub-step: busy = integral of u, so the
+    // busy share at P_busy plus the rest at P_idle (filled in by writeDemands).
+    const double P_busy = std::max(p.gpu_P_idle, fraction * p.gpu_P_max);
+    rack_busy_[r] += busy;
+    rack_gpu_E_[r] += busy * P_busy;
+    rack_gpu_E_capped_[r] += busy * std::min(P_busy, p.gpu_P_throttled);
+  }
+}
+
 void WorkloadExecutor::writeDemands(double span, SiteState& state) noexcept {
   for (std::size_t r = 0; r < layout_.rack_count; ++r) {
     const RackPower& p = rack_power_[r];
@@ -404,6 +515,23 @@ void WorkloadExecutor::declareChannels(Recorder& recorder) {
                              std::move(ids)},
                  job_iterations_.data());
   }
+  if (!inference_.empty()) {
+    std::vector<std::string> ids;
+    ids.reserve(inference_racks_.size());
+    for (const InferenceRacks& racks : inference_racks_)
+      ids.push_back(racks.id);
+    recorder.add(ChannelInfo{"inference_job", "queue_length", "1",
+                             "Requests waiting in the job's queue at the end of the sub-step", ids},
+                 inference_queue_.data());
+    recorder.add(ChannelInfo{"inference_job", "in_service", "1",
+                             "Requests in the job's batch at the end of the sub-step", ids},
+                 inference_in_service_.data());
+    recorder.add(ChannelInfo{"inference_job", "tokens_per_s", "1/s",
+                             "Generated tokens of the requests completed in the last sub-step, "
+                             "per second",
+                             std::move(ids)},
+                 inference_tokens_per_s_.data());
+  }
   if (layout_.gpu_count > 0) {
     recorder.add(ChannelInfo{"gpu", "P_demand", "W",
                              "GPU power demanded by the workload, averaged over the last sub-step",
@@ -417,6 +545,12 @@ void WorkloadExecutor::summarise(Summary& summary) const {
                           "Training iterations completed", "", 1.0, 0.0});
   summary.add(SummaryItem{"training_iteration_period_s", meanIterationPeriod(),
                           "Mean training iteration period", "s", 1.0, 0.0});
+  summary.add(SummaryItem{"requests_served", static_cast<double>(requestsServed()),
+                          "Inference requests served", "", 1.0, 0.0});
+  summary.add(SummaryItem{"tokens_generated", static_cast<double>(tokensGenerated()),
+                          "Tokens generated by inference", "", 1.0, 0.0});
+  summary.add(SummaryItem{"mean_queueing_delay_s", meanQueueingDelay(),
+                          "Mean inference queueing delay", "s", 1.0, 0.0});
 }
 
 }  // namespace racktwin::core

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "RequestTrace.hpp"
 #include "WeatherCsv.hpp"
 #include "YamlReader.hpp"
 #include "racktwin/core/SiteState.hpp"
@@ -1190,42 +1191,53 @@ std::vector<core::SecondaryRingSpec> readRings(const MapReader& r, std::vector<c
   return rings;
 }
 
-core::TrainingJobSpec readJob(const MapReader& m, const core::SimulationSpec& sim,
-                              const std::vector<core::RackSpec>& racks, IdRegistry& ids) {
-  core::TrainingJobSpec job;
-  const core::ComponentId id = m.id("id");
-  job.id = id.str();
-  ids.add(job.id, "job", m, "id");
-  const std::string type = m.string("type", "a workload type (training)");
-  if (type != "training")
-    m.fail("type", "unknown workload type '" + type + "'; supported: training");
-
+/// `racks`: 'all' or a list of rack ids, each once.
+std::vector<core::ComponentId> readJobRacks(const MapReader& m,
+                                            const std::vector<core::RackSpec>& racks,
+                                            IdRegistry& ids) {
+  std::vector<core::ComponentId> out;
   if (m.isScalar("racks")) {
     const std::string all = m.string("racks", "'all' or a list of rack ids");
     if (all != "all") m.fail("racks", "expected 'all' or a list of rack ids, got '" + all + "'");
     for (const core::RackSpec& r : racks)
-      job.racks.push_back(r.id);
-  } else {
-    const ListReader list = m.list("racks", "rack ids (or 'all')");
-    if (list.size() == 0) m.fail("racks", "expected at least one rack");
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      const core::ComponentId rack = list.id(i);
-      const bool found = std::any_of(racks.begin(), racks.end(),
-                                     [&rack](const core::RackSpec& r) { return r.id == rack; });
-      if (!found) list.failItem(i, unknownComponent(rack.str(), ids, "rack", idsOf(racks)));
-      if (std::find(job.racks.begin(), job.racks.end(), rack) != job.racks.end()) {
-        list.failItem(i, "rack '" + rack.str() + "' is listed twice");
-      }
-      job.racks.push_back(rack);
-    }
+      out.push_back(r.id);
+    return out;
   }
+  const ListReader list = m.list("racks", "rack ids (or 'all')");
+  if (list.size() == 0) m.fail("racks", "expected at least one rack");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const core::ComponentId rack = list.id(i);
+    const bool found = std::any_of(racks.begin(), racks.end(),
+                                   [&rack](const core::RackSpec& r) { return r.id == rack; });
+    if (!found) list.failItem(i, unknownComponent(rack.str(), ids, "rack", idsOf(racks)));
+    if (std::find(out.begin(), out.end(), rack) != out.end()) {
+      list.failItem(i, "rack '" + rack.str() + "' is listed twice");
+    }
+    out.push_back(rack);
+  }
+  return out;
+}
 
-  job.start = m.quantityOr("start", Dimension::Time, 0.0, Check::NonNegative);
-  if (job.start >= sim.duration) {
+/// `start` and `duration` of a job: start before the end of the run, duration to its end by
+/// default.
+void readJobWindow(const MapReader& m, const core::SimulationSpec& sim, double& start,
+                   double& duration) {
+  start = m.quantityOr("start", Dimension::Time, 0.0, Check::NonNegative);
+  if (start >= sim.duration) {
     m.fail("start", "must be before the end of the simulation (" + seconds(sim.duration) + ")");
   }
-  job.duration =
-      m.quantityOr("duration", Dimension::Time, sim.duration - job.start, Check::Positive);
+  duration = m.quantityOr("duration", Dimension::Time, sim.duration - start, Check::Positive);
+}
+
+core::TrainingJobSpec readJob(const MapReader& m, const core::SimulationSpec& sim,
+                              const std::vector<core::RackSpec>& racks, IdRegistry& ids) {
+  m.restrictTo({"id", "type", "racks", "start", "duration", "iteration", "checkpoint"},
+               "in a training job");
+  core::TrainingJobSpec job;
+  job.id = m.id("id").str();
+  ids.add(job.id, "job", m, "id");
+  job.racks = readJobRacks(m, racks, ids);
+  readJobWindow(m, sim, job.start, job.duration);
 
   const MapReader it =
       m.map("iteration", {"compute", "compute_power", "communication", "communication_power"});
@@ -1252,32 +1264,100 @@ core::TrainingJobSpec readJob(const MapReader& m, const core::SimulationSpec& si
   return job;
 }
 
-std::vector<core::TrainingJobSpec> readWorkload(const MapReader& r, const core::SimulationSpec& sim,
-                                                const std::vector<core::RackSpec>& racks,
-                                                IdRegistry& ids) {
-  std::vector<core::TrainingJobSpec> jobs;
+/// An inference job: requests from `trace` (an Azure-format CSV, RequestTrace.hpp) or `arrivals`
+/// (a Poisson process), served by `server` (InferenceJob.hpp).
+core::InferenceJobSpec readInference(const MapReader& m, const core::SimulationSpec& sim,
+                                     const std::vector<core::RackSpec>& racks,
+                                     const std::string& scenario_path, IdRegistry& ids) {
+  m.restrictTo({"id", "type", "racks", "start", "duration", "trace", "arrivals", "server"},
+               "in an inference job");
+  core::InferenceJobSpec job;
+  job.id = m.id("id").str();
+  ids.add(job.id, "job", m, "id");
+  job.racks = readJobRacks(m, racks, ids);
+  readJobWindow(m, sim, job.start, job.duration);
+
+  constexpr int kMaxTokens = 100'000'000;
+  if (m.has("trace") == m.has("arrivals")) {
+    m.fail(m.has("trace") ? "arrivals" : "trace",
+           "expected exactly one of trace (a request trace file) and arrivals (a Poisson rate)");
+  }
+  if (m.has("trace")) {
+    fs::path path(m.string("trace", "the path of a request trace CSV file"));
+    if (path.is_relative()) path = fs::path(scenario_path).parent_path() / path;
+    path = path.lexically_normal();
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) {
+      m.fail("trace", "no request trace file '" + path.string()
+                          + "' (a relative path starts at the scenario file's folder)");
+    }
+    job.trace_path = path.string();
+    job.trace = detail::readRequestTrace(job.trace_path);
+  } else {
+    const MapReader a = m.map("arrivals", {"rate_per_s", "diurnal_amplitude", "diurnal_period",
+                                           "diurnal_peak", "context_tokens", "generated_tokens"});
+    job.rate = a.number("rate_per_s", Check::Positive);
+    job.diurnal_amplitude =
+        a.optionalQuantity("diurnal_amplitude", Dimension::Dimensionless, Check::Fraction)
+            .value_or(0.0);
+    job.diurnal_period = a.quantityOr("diurnal_period", Dimension::Time, 86400.0, Check::Positive);
+    job.diurnal_peak = a.quantityOr("diurnal_peak", Dimension::Time, 0.0);
+    job.context_tokens = static_cast<std::uint32_t>(a.integer("context_tokens", 0, kMaxTokens));
+    job.generated_tokens = static_cast<std::uint32_t>(a.integer("generated_tokens", 0, kMaxTokens));
+    a.finish();
+  }
+
+  const MapReader sv = m.map("server", {"max_batch", "prefill_tokens_per_s_per_gpu",
+                                        "decode_tokens_per_s_per_gpu", "busy_power"});
+  job.max_batch = static_cast<std::uint32_t>(sv.integer("max_batch", 1, 1'000'000));
+  job.prefill_tokens_per_s_per_gpu = sv.number("prefill_tokens_per_s_per_gpu", Check::Positive);
+  job.decode_tokens_per_s_per_gpu = sv.number("decode_tokens_per_s_per_gpu", Check::Positive);
+  job.busy_power_fraction = sv.quantity("busy_power", Dimension::Dimensionless, Check::Fraction);
+  sv.finish();
+  m.finish();
+  return job;
+}
+
+/// `workload`: training and inference jobs. Two jobs may not hold one rack at the same time: a
+/// job uses all GPUs of its racks.
+void readWorkload(const MapReader& r, const std::string& scenario_path, core::SiteSpec& site,
+                  IdRegistry& ids) {
   const auto list = r.optionalList("workload", "jobs");
-  if (!list) return jobs;
+  if (!list) return;
+  struct Held {
+    std::string id;
+    double start, end;
+    std::vector<core::ComponentId> racks;
+  };
+  std::vector<Held> held;
   for (std::size_t i = 0; i < list->size(); ++i) {
-    const MapReader m =
-        list->map(i, {"id", "type", "racks", "start", "duration", "iteration", "checkpoint"});
-    core::TrainingJobSpec job = readJob(m, sim, racks, ids);
-    // Two jobs may not hold one rack at the same time: a job uses all GPUs of its racks.
-    for (const core::TrainingJobSpec& other : jobs) {
-      const bool overlap =
-          job.start < other.start + other.duration && other.start < job.start + job.duration;
-      if (!overlap) continue;
-      for (const core::ComponentId& rack : job.racks) {
+    const MapReader m = list->map(i, {"id", "type", "racks", "start", "duration", "iteration",
+                                      "checkpoint", "trace", "arrivals", "server"});
+    const std::string type = m.string("type", "a workload type (training or inference)");
+    Held h;
+    if (type == "training") {
+      core::TrainingJobSpec job = readJob(m, site.simulation, site.racks, ids);
+      h = Held{job.id, job.start, job.start + job.duration, job.racks};
+      site.jobs.push_back(std::move(job));
+    } else if (type == "inference") {
+      core::InferenceJobSpec job =
+          readInference(m, site.simulation, site.racks, scenario_path, ids);
+      h = Held{job.id, job.start, job.start + job.duration, job.racks};
+      site.inference_jobs.push_back(std::move(job));
+    } else {
+      m.fail("type", "unknown workload type '" + type + "'; supported: training, inference");
+    }
+    for (const Held& other : held) {
+      if (!(h.start < other.end && other.start < h.end)) continue;
+      for (const core::ComponentId& rack : h.racks) {
         if (std::find(other.racks.begin(), other.racks.end(), rack) != other.racks.end()) {
           m.fail("racks", "rack '" + rack.str() + "' is already used by job '" + other.id
-                              + "' from " + seconds(other.start) + " to "
-                              + seconds(other.start + other.duration));
+                              + "' from " + seconds(other.start) + " to " + seconds(other.end));
         }
       }
     }
-    jobs.push_back(std::move(job));
+    held.push_back(std::move(h));
   }
-  return jobs;
 }
 
 std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec& site,
@@ -1481,7 +1561,7 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   std::vector<RackOrigin> rack_origins;
   site.racks = readRacks(r, lib, ids, site.cdus, site.secondary_coolant, rack_origins);
   site.rings = readRings(r, site.cdus, site.racks, rack_origins, site.secondary_coolant, ids);
-  site.jobs = readWorkload(r, site.simulation, site.racks, ids);
+  readWorkload(r, doc.file, site, ids);
   // The power tree above the racks, and the GB300 power smoothing (ElectricalLoader.cpp).
   readElectrical(r, lib.root(), site);
   site.events = readEvents(r, site, ids);

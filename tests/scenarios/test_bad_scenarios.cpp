@@ -330,8 +330,8 @@ TEST_CASE("row header keys are checked", "[scenarios]") {
 }
 
 TEST_CASE("workload values are checked", "[scenarios]") {
-  requireInlineError("    type: training", "    type: inference", "inference", "workload[0].type",
-                     {"unknown workload type 'inference'; supported: training"});
+  requireInlineError("    type: training", "    type: serving", "serving", "workload[0].type",
+                     {"unknown workload type 'serving'; supported: training, inference"});
   requireInlineError("    racks: all", "    racks: some", "racks: some", "workload[0].racks",
                      {"expected 'all' or a list of rack ids, got 'some'"});
   requireInlineError("    racks: all", "    racks: [row1/rack01, row1/rack02]", "racks: [",

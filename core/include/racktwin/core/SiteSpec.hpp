@@ -323,6 +323,38 @@ struct TrainingJobSpec {
   double checkpoint_power_fraction = 0.0;
 };
 
+/// One request of an inference trace (Azure LLM inference format: arrival, context and generated
+/// tokens).
+struct InferenceRequest {
+  double time = 0.0;  // s, relative to the first request of the trace
+  std::uint32_t context_tokens = 0;
+  std::uint32_t generated_tokens = 0;
+};
+
+/// An inference service on whole racks: requests from a replayed trace (when `trace` is not
+/// empty) or from a Poisson process, served by one continuous-batching server (InferenceJob.hpp).
+struct InferenceJobSpec {
+  std::string id;
+  double start = 0.0;                   // s
+  double duration = 0.0;                // s
+  std::vector<ComponentId> racks;       // racks whose GPUs serve the job (all GPUs of each)
+  std::vector<InferenceRequest> trace;  // sorted by time; replayed from `start`
+  std::string trace_path;               // for messages and metadata
+  // Poisson arrivals when the trace is empty: rate * (1 + diurnal_amplitude *
+  // cos(2 pi (t - diurnal_peak) / diurnal_period)), each request with fixed token counts.
+  double rate = 0.0;  // requests/s (mean)
+  double diurnal_amplitude = 0.0;
+  double diurnal_period = 86400.0;  // s
+  double diurnal_peak = 0.0;        // s of simulation time at which the rate peaks
+  std::uint32_t context_tokens = 0;
+  std::uint32_t generated_tokens = 0;
+  // Server.
+  std::uint32_t max_batch = 1;                // requests in service at once
+  double prefill_tokens_per_s_per_gpu = 0.0;  // context tokens/s per GPU at full speed
+  double decode_tokens_per_s_per_gpu = 0.0;   // generated tokens/s per GPU at full speed
+  double busy_power_fraction = 0.0;           // GPU power at full batch, of P_max
+};
+
 enum class EventKind : std::uint8_t {
   SetFacilitySupplyTemperature,  // value: K
   SetSupplySetpoint,             // target: CDU; value: K
@@ -372,6 +404,7 @@ struct SiteSpec {
   std::vector<SecondaryRingSpec> rings;
   std::vector<RackSpec> racks;
   std::vector<TrainingJobSpec> jobs;
+  std::vector<InferenceJobSpec> inference_jobs;
   std::vector<EventSpec> events;
   std::string scenario_path;  // as given on the command line
   std::string scenario_text;  // the file's bytes, stored in the result

@@ -15,6 +15,12 @@
 // most throttled_power_fraction * P_max while the GPU is throttled. The demand written for a
 // sub-step [t, t + dt] is its time average over the sub-step, split exactly at phase boundaries,
 // so energy does not depend on how the sub-steps fall on the phases.
+//
+// An inference job (InferenceJob.hpp) serves requests on all GPUs of its racks while active. Its
+// GPUs draw P_idle + u * (max(P_idle, busy_power_fraction * P_max) - P_idle), u the share of busy
+// batch slots averaged exactly over the sub-step; its requests progress at the speed of the job's
+// slowest GPU, as for training. Each job draws its Poisson arrivals from its own std::mt19937_64
+// stream derived from SimulationSpec::seed and the job's index.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -22,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "racktwin/core/InferenceJob.hpp"
 #include "racktwin/core/Model.hpp"
 #include "racktwin/core/SiteSpec.hpp"
 #include "racktwin/core/SiteState.hpp"
@@ -50,6 +57,13 @@ class WorkloadExecutor final : public Model {
   std::uint64_t totalIterations() const noexcept;
   /// Mean wall-clock period of the completed iterations of all jobs, s; nullopt when none.
   std::optional<double> meanIterationPeriod() const noexcept;
+
+  std::size_t inferenceJobCount() const noexcept { return inference_.size(); }
+  const InferenceJob& inferenceJob(std::size_t job) const;
+  std::uint64_t requestsServed() const noexcept;
+  std::uint64_t tokensGenerated() const noexcept;
+  /// Mean wait in the queue of the requests that started service, s; nullopt when none started.
+  std::optional<double> meanQueueingDelay() const noexcept;
 
  private:
   struct Job {
@@ -95,7 +109,11 @@ class WorkloadExecutor final : public Model {
   Split runJob(std::size_t j, double t0, double t1, double speed) noexcept;
   void train(std::size_t j, double t0, double t1, double speed, Split& split) noexcept;
   Split phaseAt(const Job& job, double time) const noexcept;
-  double slowestSpeed(const Job& job, const SiteState& state) const noexcept;
+  /// Speed of the slowest GPU of racks job_racks_[begin, end), including a power cap below the
+  /// job's busy power `fraction` * P_max.
+  double slowestSpeed(std::uint32_t begin, std::uint32_t end, double fraction,
+                      const SiteState& state) const noexcept;
+  void addInferenceToRacks(std::size_t i, double busy) noexcept;
   void clearRackSums() noexcept;
   void addToRacks(const Job& job, const Split& split) noexcept;
   /// Turns the per-rack phase-time sums over an interval of length `span` into average demands.
@@ -103,6 +121,13 @@ class WorkloadExecutor final : public Model {
 
   const SiteLayout& layout_;
   std::vector<Job> jobs_;
+  struct InferenceRacks {
+    std::string id;
+    std::uint32_t rack_begin = 0;  // job_racks_[rack_begin, rack_end)
+    std::uint32_t rack_end = 0;
+  };
+  std::vector<InferenceJob> inference_;
+  std::vector<InferenceRacks> inference_racks_;
   std::vector<std::uint32_t> job_racks_;
   std::vector<RackPower> rack_power_;
   // Per-rack sums over the current sub-step: job-busy time (s), GPU energy (J) in jobs without
@@ -114,6 +139,7 @@ class WorkloadExecutor final : public Model {
   // Recorder views: sized once in the constructor, never resized.
   std::vector<double> job_iterations_;
   std::vector<double> gpu_P_demand_;
+  std::vector<double> inference_queue_, inference_in_service_, inference_tokens_per_s_;
   // Leakage excess per GPU and the junction temperature it was computed at: the temperature
   // changes once per thermal step, the demand every sub-step.
   std::vector<double> leak_T_, leak_P_;

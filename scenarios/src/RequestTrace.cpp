@@ -1,0 +1,227 @@
+#include "RequestTrace.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "YamlReader.hpp"
+#include "racktwin/core/Error.hpp"
+
+namespace racktwin::scenarios::detail {
+namespace {
+
+constexpr std::array<std::string_view, 3> kColumns = {"TIMESTAMP", "ContextTokens",
+                                                      "GeneratedTokens"};
+
+/// A time as whole seconds and a fraction, so that date-times keep their sub-microsecond digits
+/// (a double of seconds since 1970 keeps only about 0.2 us).
+struct Stamp {
+  std::int64_t seconds = 0;
+  double fraction = 0.0;
+};
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+std::int64_t daysFromCivil(std::int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2 ? 1 : 0;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+template <typename T>
+bool parseWhole(std::string_view text, T& value) {
+  if (text.empty()) return false;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+/// 'YYYY-MM-DD hh:mm:ss[.fraction]' (a 'T' between date and time also accepted) or seconds.
+std::optional<Stamp> parseStamp(std::string_view text) {
+  if (text.size() >= 19 && text[4] == '-' && text[7] == '-' && (text[10] == ' ' || text[10] == 'T')
+      && text[13] == ':' && text[16] == ':') {
+    std::int64_t year = 0;
+    unsigned month = 0, day = 0, hour = 0, minute = 0, second = 0;
+    if (!parseWhole(text.substr(0, 4), year) || !parseWhole(text.substr(5, 2), month)
+        || !parseWhole(text.substr(8, 2), day) || !parseWhole(text.substr(11, 2), hour)
+        || !parseWhole(text.substr(14, 2), minute) || !parseWhole(text.substr(17, 2), second)) {
+      return std::nullopt;
+    }
+    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
+      return std::nullopt;
+    }
+    Stamp s;
+    s.seconds = daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
+    const std::string_view rest = text.substr(19);
+    if (!rest.empty()) {
+      if (rest.size() < 2 || rest[0] != '.') return std::nullopt;
+      double f = 0.0;
+      const std::string_view digits = rest.substr(1);
+      for (const char c : digits) {
+        if (c < '0' || c > '9') return std::nullopt;
+      }
+      const std::string fraction = "0." + std::string(digits);
+      const auto [end, ec] = std::from_chars(fraction.data(), fraction.data() + fraction.size(), f);
+      if (ec != std::errc() || end != fraction.data() + fraction.size()) return std::nullopt;
+      s.fraction = f;
+    }
+    return s;
+  }
+  double v = 0.0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)
+      || std::fabs(v) > 1e15) {
+    return std::nullopt;
+  }
+  const double whole = std::floor(v);
+  return Stamp{static_cast<std::int64_t>(whole), v - whole};
+}
+
+struct Field {
+  std::string_view text;
+  int column = 1;
+};
+
+std::vector<Field> splitFields(std::string_view line) {
+  std::vector<Field> fields;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = line.find(',', start);
+    const std::size_t end = comma == std::string_view::npos ? line.size() : comma;
+    std::size_t a = start, b = end;
+    while (a < b && (line[a] == ' ' || line[a] == '\t'))
+      ++a;
+    while (b > a && (line[b - 1] == ' ' || line[b - 1] == '\t'))
+      --b;
+    fields.push_back(Field{line.substr(a, b - a), static_cast<int>(a) + 1});
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return fields;
+}
+
+}  // namespace
+
+std::vector<core::InferenceRequest> parseRequestTrace(std::string_view text,
+                                                      const std::string& file) {
+  const auto error = [&file](int line, int column, std::string_view key,
+                             const std::string& message) {
+    return core::InputError(core::SourceLocation{file, line, column}, std::string(key), message);
+  };
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
+
+  std::vector<core::InferenceRequest> requests;
+  // One row per line: reserve from the line count so the vector is allocated once.
+  std::size_t lines = 1;
+  for (const char c : text)
+    lines += c == '\n' ? 1 : 0;
+  requests.reserve(lines);
+
+  int index[3] = {-1, -1, -1};  // field position of each column
+  std::size_t columns = 0;
+  int header_line = 0;
+  int line_number = 0;
+  Stamp first, previous;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    std::string_view line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    line = line.substr(0, line.find('#'));
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    const std::vector<Field> fields = splitFields(line);
+
+    if (columns == 0) {
+      header_line = line_number;
+      for (std::size_t k = 0; k < fields.size(); ++k) {
+        int which = -1;
+        for (std::size_t c = 0; c < kColumns.size(); ++c) {
+          if (fields[k].text == kColumns[c]) which = static_cast<int>(c);
+        }
+        if (which < 0) {
+          throw error(line_number, fields[k].column, fields[k].text,
+                      "unknown column '" + std::string(fields[k].text)
+                          + "'; expected the header 'TIMESTAMP,ContextTokens,GeneratedTokens' "
+                            "(Azure LLM inference trace format)");
+        }
+        if (index[which] >= 0) {
+          throw error(line_number, fields[k].column, fields[k].text,
+                      "column '" + std::string(fields[k].text) + "' appears twice");
+        }
+        index[which] = static_cast<int>(k);
+      }
+      for (std::size_t c = 0; c < kColumns.size(); ++c) {
+        if (index[c] < 0) {
+          throw error(line_number, 1, kColumns[c],
+                      "the header row has no '" + std::string(kColumns[c])
+                          + "' column; expected 'TIMESTAMP,ContextTokens,GeneratedTokens'");
+        }
+      }
+      columns = fields.size();
+      continue;
+    }
+
+    if (fields.size() != columns) {
+      const std::size_t at = std::min(fields.size(), columns) - (fields.size() < columns ? 1 : 0);
+      throw error(line_number, fields[at].column, "",
+                  "expected " + std::to_string(columns) + " values per row, one per header column, "
+                      + "got " + std::to_string(fields.size()));
+    }
+    const Field& ts = fields[static_cast<std::size_t>(index[0])];
+    const std::optional<Stamp> stamp = parseStamp(ts.text);
+    if (!stamp) {
+      throw error(line_number, ts.column, kColumns[0],
+                  "expected a time 'YYYY-MM-DD hh:mm:ss[.fraction]' or a number of seconds, got '"
+                      + std::string(ts.text) + "'");
+    }
+    core::InferenceRequest request;
+    for (std::size_t c = 1; c < 3; ++c) {
+      const Field& f = fields[static_cast<std::size_t>(index[c])];
+      std::uint32_t tokens = 0;
+      if (!parseWhole(f.text, tokens)) {
+        throw error(line_number, f.column, kColumns[c],
+                    "expected a whole number of tokens (0 to 4294967295), got '"
+                        + std::string(f.text) + "'");
+      }
+      (c == 1 ? request.context_tokens : request.generated_tokens) = tokens;
+    }
+    if (requests.empty()) {
+      first = *stamp;
+    } else if (stamp->seconds < previous.seconds
+               || (stamp->seconds == previous.seconds && stamp->fraction < previous.fraction)) {
+      throw error(line_number, ts.column, kColumns[0],
+                  "times must not decrease from row to row; this request arrives before the "
+                  "previous one");
+    }
+    previous = *stamp;
+    request.time =
+        static_cast<double>(stamp->seconds - first.seconds) + (stamp->fraction - first.fraction);
+    requests.push_back(request);
+  }
+  if (columns == 0) {
+    throw error(0, 0, "",
+                "no header row; an inference trace starts with "
+                "'TIMESTAMP,ContextTokens,GeneratedTokens'");
+  }
+  if (requests.empty()) throw error(header_line, 1, "", "no requests after the header row");
+  return requests;
+}
+
+std::vector<core::InferenceRequest> readRequestTrace(const std::string& path) {
+  return parseRequestTrace(readFileBytes(path), path);
+}
+
+}  // namespace racktwin::scenarios::detail
