@@ -79,6 +79,7 @@ void SiteState::clearStepAccumulators() {
   for (auto* v : {&gpu_E_step, &cpu_E_step, &switch_E_step, &rack_air_E_step, &rack_ac_E_step}) {
     std::fill(v->begin(), v->end(), 0.0);
   }
+  hall_air_E_step = 0.0;
 }
 
 }  // namespace racktwin::core

@@ -76,6 +76,11 @@ void ElectricalModel::buildTree(const core::SiteSpec& site) {
   ups_P_out_.assign(dist_->upsCount(), 0.0);
   ups_P_battery_.assign(dist_->upsCount(), 0.0);
   room_P_loss_.assign(dist_->roomNames().size(), 0.0);
+  // The room named "hall" is the data hall whose air the cooling model holds: its elements'
+  // losses heat that air. Other rooms (UPS and transformer rooms) are reported, not modelled.
+  hall_room_ = -1;
+  for (std::size_t i = 0; i < dist_->roomNames().size(); ++i)
+    if (dist_->roomNames()[i] == kHallRoom) hall_room_ = static_cast<int>(i);
 }
 
 void ElectricalModel::computeRack(std::size_t r, double t, double dt,
@@ -272,6 +277,8 @@ void ElectricalModel::solveTree(double t, double dt, core::SiteState& state) {
     storage_change_.add(sums.P_storage * dt);
     load_energy_.add(sums.P_load * dt);
     facility_energy_.add(P_in * dt);
+    if (hall_room_ >= 0)
+      state.hall_air_E_step += dist_->roomLoss(static_cast<std::size_t>(hall_room_)) * dt;
   }
   recordSite(t, dt, P_in, sums.P_ac);
 }

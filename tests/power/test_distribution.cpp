@@ -319,6 +319,9 @@ TEST_CASE("Losses heat where they occur and the summary reports them", "[power]"
   CHECK(d.roomNames()[0] == "electrical");
   CHECK(b.model->roomLossPower(0) == Approx(electrical).epsilon(1e-12));
   CHECK(b.model->roomLossPower(1) == Approx(hall).epsilon(1e-12));
+  // The "hall" is the data hall whose air the cooling model holds: its losses heat that air.
+  CHECK(b.state.hall_air_E_step == Approx(hall * kDt).epsilon(1e-12));
+  CHECK(hall > 0.0);
   // Input at the MV bus = IT + distribution losses (no battery change at full charge).
   double dist_loss = 0.0;
   for (std::size_t e = 0; e < d.elementCount(); ++e)

@@ -273,6 +273,7 @@ void CoolingModel::advance(double t, double dt, core::SiteState& state) {
   double Q_air = 0.0;
   for (double E : state.rack_air_E_step)
     Q_air += E / dt;
+  Q_air += state.hall_air_E_step / dt;  // distribution losses in the hall (busways, RPPs)
 
   // Transport is implicit and stable at any step, but the valve PI is a sampled controller: one
   // sampled far slower than the loop responds (tens of seconds) overshoots and oscillates. Long

@@ -56,6 +56,9 @@ struct SiteState {
   std::vector<double> rack_P_psu_loss;    // W, PSU losses now (heat to room air)
   std::vector<double> rack_air_E_step;  // J to room air since the macro step began (loads + losses)
   std::vector<double> rack_ac_E_step;   // J of AC input since the macro step began
+  /// J of heat released in the data hall's air since the macro step began by distribution
+  /// elements placed there (electrical `room: hall`: busways, RPPs), besides the racks' own.
+  double hall_air_E_step = 0.0;
   /// W per GPU: the power limit of the rack's GPUs now (profile and cap, electrical model);
   /// infinity when nothing limits them below their own power limit.
   std::vector<double> rack_gpu_P_limit;

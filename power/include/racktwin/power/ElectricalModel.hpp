@@ -190,6 +190,9 @@ class ElectricalModel final : public core::Model {
   // With an electrical section.
   std::unique_ptr<Distribution> dist_;
   std::unique_ptr<PowerManagement> pm_;
+  /// Index of the room "hall" among the distribution's rooms, or -1.
+  int hall_room_ = -1;
+  static constexpr const char* kHallRoom = "hall";
   void publishLimits(core::SiteState& state) const noexcept;
   double busbar_k_ = 0.0;  // 4 R / V^2 of the busbar, 1/W
   struct RackStep {        // scratch of the current step
