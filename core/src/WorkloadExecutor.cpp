@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -27,6 +28,22 @@ bool isFraction(double x) {
 bool isNonNegative(double x) {
   return std::isfinite(x) && x >= 0.0;
 }
+
+/// One independent stream per job (SplitMix64 of seed, salt and index, Steele et al. 2014), so
+/// adding a job does not change the random draws of the others.
+std::uint64_t streamSeed(std::uint64_t seed, std::uint64_t salt, std::size_t index) {
+  std::uint64_t z = seed + salt + 0x9E3779B97F4A7C15ULL * (index + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+/// Uniform in [0, 1) from the top 53 bits: the same stream on every platform.
+double uniform(std::mt19937_64& rng) {
+  return static_cast<double>(rng() >> 11) * 0x1.0p-53;
+}
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 }  // namespace
 
@@ -77,7 +94,13 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
              && spec.checkpoint_duration < spec.checkpoint_interval)) {
       rejectJob(spec.id, "checkpoint duration must be non-negative and shorter than the interval");
     }
+    if (!isNonNegative(spec.failure_mtbf) || !isNonNegative(spec.restart_duration)) {
+      rejectJob(spec.id, "failure MTBF and restart time must be non-negative numbers (0 = none)");
+    }
     if (spec.racks.empty()) rejectJob(spec.id, "names no rack");
+    job.mtbf = spec.failure_mtbf;
+    job.restart = spec.restart_duration;
+    job.seed = streamSeed(site.simulation.seed, 0xF00DFA11ULL, jobs_.size());
     job.start = spec.start;
     job.end = spec.start + spec.duration;
     job.compute_duration = spec.compute_duration;
@@ -124,13 +147,53 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
     racks.rack_end = static_cast<std::uint32_t>(job_racks_.size());
     for (std::uint32_t k = racks.rack_begin; k < racks.rack_end; ++k)
       seen[job_racks_[k]] = 0;
-    // One independent stream per job (SplitMix64 of seed and index, Steele et al. 2014), so adding
-    // a job does not change the arrivals of the others.
-    std::uint64_t z = site.simulation.seed + 0x9E3779B97F4A7C15ULL * (i + 1);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    inference_.emplace_back(spec, gpus, z ^ (z >> 31));
+    inference_.emplace_back(spec, gpus, streamSeed(site.simulation.seed, 0, i));
     inference_racks_.push_back(std::move(racks));
+  }
+
+  rack_replay_.assign(layout.rack_count, -1);
+  rack_replay_span_.assign(layout.rack_count, 0.0);
+  rack_replay_offset_.assign(layout.rack_count, 0);
+  for (const ReplayJobSpec& spec : site.replay_jobs) {
+    ReplayRacks racks;
+    racks.id = spec.id;
+    if (spec.racks.empty()) {
+      throw std::invalid_argument("replay job '" + spec.id + "': names no rack");
+    }
+    racks.rack_begin = static_cast<std::uint32_t>(job_racks_.size());
+    std::uint32_t gpus = 0;
+    for (const ComponentId& rack : spec.racks) {
+      const auto found = rack_index.find(rack.str());
+      if (found == rack_index.end() || seen[found->second] != 0) {
+        throw std::invalid_argument("replay job '" + spec.id + "': unknown or repeated rack '"
+                                    + rack.str() + "'");
+      }
+      seen[found->second] = 1;
+      job_racks_.push_back(found->second);
+      // One replay job per rack (checked below), so each rack has one offset.
+      rack_replay_offset_[found->second] = gpus;
+      gpus += static_cast<std::uint32_t>(layout.rack_gpu_begin[found->second + 1]
+                                         - layout.rack_gpu_begin[found->second]);
+    }
+    racks.rack_end = static_cast<std::uint32_t>(job_racks_.size());
+    for (std::uint32_t k = racks.rack_begin; k < racks.rack_end; ++k)
+      seen[job_racks_[k]] = 0;
+    replay_.emplace_back(spec);
+    replay_racks_.push_back(std::move(racks));
+  }
+  for (std::size_t a = 0; a < replay_racks_.size(); ++a) {
+    for (std::size_t b = a + 1; b < replay_racks_.size(); ++b) {
+      for (std::uint32_t k = replay_racks_[a].rack_begin; k < replay_racks_[a].rack_end; ++k) {
+        for (std::uint32_t l = replay_racks_[b].rack_begin; l < replay_racks_[b].rack_end; ++l) {
+          if (job_racks_[k] == job_racks_[l]) {
+            throw std::invalid_argument("replay job '" + replay_racks_[b].id + "': rack '"
+                                        + layout.rack_ids[job_racks_[k]]
+                                        + "' is also replayed by job '" + replay_racks_[a].id
+                                        + "'; one replay job per rack");
+          }
+        }
+      }
+    }
   }
 
   // Two jobs (training or inference) may share a rack only at different times.
@@ -145,6 +208,10 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
   for (std::size_t i = 0; i < inference_.size(); ++i) {
     uses.push_back(Use{&inference_racks_[i].id, inference_[i].start(), inference_[i].end(),
                        inference_racks_[i].rack_begin, inference_racks_[i].rack_end});
+  }
+  for (std::size_t i = 0; i < replay_.size(); ++i) {
+    uses.push_back(Use{&replay_racks_[i].id, replay_[i].start(), replay_[i].end(),
+                       replay_racks_[i].rack_begin, replay_racks_[i].rack_end});
   }
   for (std::size_t a = 0; a < uses.size(); ++a) {
     for (std::size_t b = a + 1; b < uses.size(); ++b) {
@@ -175,6 +242,14 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
   gpu_P_demand_.assign(layout.gpu_count, 0.0);
   leak_T_.assign(layout.gpu_count, std::numeric_limits<double>::quiet_NaN());
   leak_P_.assign(layout.gpu_count, 0.0);
+  rack_written_.assign(layout.rack_count, 0);
+  rack_last_P_.assign(layout.rack_count, 0.0);
+  rack_last_P_capped_.assign(layout.rack_count, 0.0);
+  seen_throttled_.assign(layout.gpu_count, 0);
+  seen_shutdown_.assign(layout.gpu_count, 0);
+  rack_speed_valid_.assign(layout.rack_count, 0);
+  rack_min_speed_.assign(layout.rack_count, 0.0);
+  seen_speed_.assign(layout.gpu_count, 0.0);
 }
 
 const std::string& WorkloadExecutor::jobId(std::size_t job) const {
@@ -185,6 +260,23 @@ const std::string& WorkloadExecutor::jobId(std::size_t job) const {
 std::uint64_t WorkloadExecutor::jobIterations(std::size_t job) const {
   RACKTWIN_ASSERT(job < jobs_.size(), "job index out of range");
   return static_cast<std::uint64_t>(job_iterations_[job]);
+}
+
+std::uint64_t WorkloadExecutor::jobFailures(std::size_t job) const {
+  RACKTWIN_ASSERT(job < jobs_.size(), "job index out of range");
+  return jobs_[job].failures;
+}
+
+double WorkloadExecutor::jobUptime(std::size_t job) const {
+  RACKTWIN_ASSERT(job < jobs_.size(), "job index out of range");
+  return jobs_[job].uptime;
+}
+
+std::uint64_t WorkloadExecutor::totalFailures() const noexcept {
+  std::uint64_t n = 0;
+  for (const Job& job : jobs_)
+    n += job.failures;
+  return n;
 }
 
 std::uint64_t WorkloadExecutor::totalIterations() const noexcept {
@@ -248,7 +340,16 @@ void WorkloadExecutor::initialize(SiteState& state) {
     job.iteration_start = std::max(job.start, state.time);
     job.period_sum = 0.0;
     job_iterations_[j] = 0.0;
+    job.rng.seed(job.seed);
+    job.origin = job.start;
+    job.restart_end = -kInf;
+    job.saved_iterations = job.saved_period_sum = 0.0;
+    job.failures = 0;
+    job.uptime = 0.0;
+    drawFailure(job, job.start);
   }
+  for (ReplayJob& job : replay_)
+    job.reset();
   for (std::size_t i = 0; i < inference_.size(); ++i) {
     inference_[i].reset();
     inference_queue_[i] = inference_in_service_[i] = inference_tokens_per_s_[i] = 0.0;
@@ -256,10 +357,14 @@ void WorkloadExecutor::initialize(SiteState& state) {
   for (std::size_t r = 0; r < layout_.rack_count; ++r) {
     state.rack_air_P_demand[r] = rack_power_[r].air_P;
   }
+  std::fill(rack_written_.begin(), rack_written_.end(), 0);
+  std::fill(rack_speed_valid_.begin(), rack_speed_valid_.end(), 0);
   // The demand at the instant state.time: a unit weight on the phase each job is in.
   clearRackSums();
   for (const Job& job : jobs_)
     addToRacks(job, phaseAt(job, state.time));
+  for (std::size_t i = 0; i < replay_.size(); ++i)
+    addReplayToRacks(i, replay_[i].sampleAt(state.time));
   writeDemands(1.0, state);
 }
 
@@ -284,17 +389,32 @@ void WorkloadExecutor::advance(double t, double dt, SiteState& state) {
     inference_in_service_[i] = static_cast<double>(job.inService());
     inference_tokens_per_s_[i] = static_cast<double>(job.tokensLastRun()) / dt;
   }
+  for (std::size_t i = 0; i < replay_.size(); ++i) {
+    ReplayJob& job = replay_[i];
+    if (!(t + dt > job.start() && t < job.end())) continue;
+    addReplayToRacks(i, job.run(t, t + dt));
+  }
   writeDemands(dt, state);
 }
 
 double WorkloadExecutor::slowestSpeed(std::uint32_t begin, std::uint32_t end, double fraction,
-                                      const SiteState& state) const noexcept {
+                                      const SiteState& state) noexcept {
   double speed = std::numeric_limits<double>::infinity();
   for (std::uint32_t k = begin; k < end; ++k) {
     const std::uint32_t r = job_racks_[k];
-    for (std::size_t g = layout_.rack_gpu_begin[r]; g < layout_.rack_gpu_begin[r + 1]; ++g) {
-      speed = std::min(speed, state.gpu_speed[g]);
+    const std::size_t g0 = layout_.rack_gpu_begin[r];
+    const std::size_t n = layout_.rack_gpu_begin[r + 1] - g0;
+    const double* v = state.gpu_speed.data() + g0;
+    double* seen = seen_speed_.data() + g0;
+    if (rack_speed_valid_[r] == 0 || std::memcmp(v, seen, n * sizeof(double)) != 0) {
+      double slowest = std::numeric_limits<double>::infinity();
+      for (std::size_t i = 0; i < n; ++i)
+        slowest = v[i] < slowest ? v[i] : slowest;  // as std::min: a NaN speed is ignored
+      std::memcpy(seen, v, n * sizeof(double));
+      rack_min_speed_[r] = slowest;
+      rack_speed_valid_[r] = 1;
     }
+    speed = std::min(speed, rack_min_speed_[r]);
     // A power cap below the job's compute power slows its GPUs: clocks fall until the power
     // meets the cap, with P ~ f^3 (the throttle law), so speed = (cap / P_compute)^(1/3).
     const double P_compute = fraction * rack_power_[r].gpu_P_max;
@@ -309,19 +429,19 @@ double WorkloadExecutor::checkpointCycle(const Job& job, double time) noexcept {
   // k with start + k * interval <= time < start + (k + 1) * interval, robust to the rounding of
   // the division (the loop in runJob relies on it).
   const double interval = job.checkpoint_interval;
-  double k = std::floor((time - job.start) / interval);
+  double k = std::floor((time - job.origin) / interval);
   if (k < 0.0) k = 0.0;
-  if (job.start + (k + 1.0) * interval <= time) k += 1.0;
-  if (k > 0.0 && job.start + k * interval > time) k -= 1.0;
+  if (job.origin + (k + 1.0) * interval <= time) k += 1.0;
+  if (k > 0.0 && job.origin + k * interval > time) k -= 1.0;
   return k;
 }
 
 WorkloadExecutor::Split WorkloadExecutor::phaseAt(const Job& job, double time) const noexcept {
   Split split;
-  if (!(time >= job.start && time < job.end)) return split;
+  if (!(time >= job.start && time < job.end) || time < job.restart_end) return split;
   if (job.checkpoint_interval > 0.0) {
     const double k = checkpointCycle(job, time);
-    if (k >= 1.0 && time < job.start + k * job.checkpoint_interval + job.checkpoint_duration) {
+    if (k >= 1.0 && time < job.origin + k * job.checkpoint_interval + job.checkpoint_duration) {
       split.checkpoint = 1.0;
       return split;
     }
@@ -341,20 +461,66 @@ WorkloadExecutor::Split WorkloadExecutor::runJob(std::size_t j, double t0, doubl
   const double a = std::max(t0, job.start);
   const double b = std::min(t1, job.end);
   if (!(b > a)) return split;
-  if (!(job.checkpoint_interval > 0.0)) {
-    train(j, a, b, speed, split);
-    return split;
+  // Cut the interval at the restart's end and at failures; between them, the checkpoint schedule.
+  double pos = a;
+  while (pos < b) {
+    Job& run = jobs_[j];
+    if (pos < run.restart_end) {
+      // Restarting: the GPUs idle (no phase time), no progress.
+      const double end = std::min(run.restart_end, b);
+      pos = end;
+      if (end == run.restart_end) {
+        run.origin = end;
+        run.iteration_start = end;
+        drawFailure(run, end);
+      }
+      continue;
+    }
+    const double end = std::min(run.next_failure, b);
+    runSchedule(j, pos, end, speed, split);
+    run.uptime += end - pos;
+    pos = end;
+    if (end == run.next_failure && end < run.end) {
+      // Back to the last checkpoint; the iteration in flight is lost too.
+      run.failures += 1;
+      job_iterations_[j] = run.saved_iterations;
+      run.period_sum = run.saved_period_sum;
+      run.work = 0.0;
+      run.restart_end = end + run.restart;
+      run.next_failure = kInf;
+      if (!(run.restart > 0.0)) {
+        run.origin = end;
+        run.iteration_start = end;
+        drawFailure(run, end);
+      }
+    }
   }
-  // Walk the checkpoint schedule: training until start + (k+1) I, then a checkpoint until
-  // start + (k+1) I + D. Every pass ends at b or at a later boundary, so the loop terminates.
+  return split;
+}
+
+void WorkloadExecutor::drawFailure(Job& job, double from) noexcept {
+  job.next_failure = job.mtbf > 0.0 ? from - job.mtbf * std::log1p(-uniform(job.rng)) : kInf;
+}
+
+void WorkloadExecutor::runSchedule(std::size_t j, double a, double b, double speed,
+                                   Split& split) noexcept {
+  Job& job = jobs_[j];
+  if (!(b > a)) return;
+  if (!(job.checkpoint_interval > 0.0)) {
+    // Without checkpoints a failure loses every iteration since the start.
+    train(j, a, b, speed, split);
+    return;
+  }
+  // Walk the checkpoint schedule: training until origin + (k+1) I, then a checkpoint until
+  // origin + (k+1) I + D. Every pass ends at b or at a later boundary, so the loop terminates.
   const double interval = job.checkpoint_interval;
   const double duration = job.checkpoint_duration;
   double k = checkpointCycle(job, a);
-  bool in_checkpoint = k >= 1.0 && a < job.start + k * interval + duration;
+  bool in_checkpoint = k >= 1.0 && a < job.origin + k * interval + duration;
   double pos = a;
   while (pos < b) {
     const double boundary =
-        in_checkpoint ? job.start + k * interval + duration : job.start + (k + 1.0) * interval;
+        in_checkpoint ? job.origin + k * interval + duration : job.origin + (k + 1.0) * interval;
     const double end = std::min(boundary, b);
     if (in_checkpoint) {
       split.checkpoint += end - pos;
@@ -365,13 +531,19 @@ WorkloadExecutor::Split WorkloadExecutor::runJob(std::size_t j, double t0, doubl
     if (end == boundary) {
       if (in_checkpoint) {
         in_checkpoint = false;
+        // The checkpoint is complete: the iterations done so far survive a failure.
+        job.saved_iterations = job_iterations_[j];
+        job.saved_period_sum = job.period_sum;
       } else {
         k += 1.0;
         in_checkpoint = duration > 0.0;
+        if (!in_checkpoint) {
+          job.saved_iterations = job_iterations_[j];
+          job.saved_period_sum = job.period_sum;
+        }
       }
     }
   }
-  return split;
 }
 
 void WorkloadExecutor::train(std::size_t j, double t0, double t1, double speed,
@@ -430,6 +602,18 @@ void WorkloadExecutor::clearRackSums() noexcept {
   std::fill(rack_busy_.begin(), rack_busy_.end(), 0.0);
   std::fill(rack_gpu_E_.begin(), rack_gpu_E_.end(), 0.0);
   std::fill(rack_gpu_E_capped_.begin(), rack_gpu_E_capped_.end(), 0.0);
+  std::fill(rack_replay_.begin(), rack_replay_.end(), -1);
+}
+
+void WorkloadExecutor::addReplayToRacks(std::size_t i, double active) noexcept {
+  if (!(active > 0.0)) return;
+  const ReplayRacks& racks = replay_racks_[i];
+  for (std::uint32_t k = racks.rack_begin; k < racks.rack_end; ++k) {
+    const std::uint32_t r = job_racks_[k];
+    rack_busy_[r] += active;
+    rack_replay_[r] = static_cast<std::int32_t>(i);
+    rack_replay_span_[r] = active;
+  }
 }
 
 void WorkloadExecutor::addToRacks(const Job& job, const Split& split) noexcept {
@@ -468,6 +652,10 @@ void WorkloadExecutor::addInferenceToRacks(std::size_t i, double busy) noexcept 
 }
 
 void WorkloadExecutor::writeDemands(double span, SiteState& state) noexcept {
+  if (written_to_ != state.gpu_P_demand.data()) {
+    written_to_ = state.gpu_P_demand.data();
+    std::fill(rack_written_.begin(), rack_written_.end(), 0);
+  }
   for (std::size_t r = 0; r < layout_.rack_count; ++r) {
     const RackPower& p = rack_power_[r];
     const double busy = std::min(rack_busy_[r], span);
@@ -475,22 +663,10 @@ void WorkloadExecutor::writeDemands(double span, SiteState& state) noexcept {
     const double P_gpu = (rack_gpu_E_[r] + idle * p.gpu_P_idle) / span;
     const double P_gpu_capped =
         (rack_gpu_E_capped_[r] + idle * std::min(p.gpu_P_idle, p.gpu_P_throttled)) / span;
-    for (std::size_t g = layout_.rack_gpu_begin[r]; g < layout_.rack_gpu_begin[r + 1]; ++g) {
-      double P = state.gpu_throttled[g] != 0 ? P_gpu_capped : P_gpu;
-      if (p.gpu_P_leakage > 0.0) {
-        // Leakage grows exponentially with the junction temperature (of the last thermal step);
-        // the power limit bounds the total.
-        const double T_j = state.gpu_T_junction[g];
-        if (T_j != leak_T_[g]) {
-          leak_T_[g] = T_j;
-          leak_P_[g] =
-              p.gpu_P_leakage * std::expm1(p.gpu_leakage_coefficient * (T_j - p.gpu_T_leakage));
-        }
-        P = std::clamp(P + leak_P_[g], 0.0, p.gpu_P_max);
-      }
-      if (state.gpu_shutdown[g] != 0) P = 0.0;
-      state.gpu_P_demand[g] = P;
-      gpu_P_demand_[g] = P;
+    if (rack_replay_[r] >= 0) {
+      writeReplayDemands(r, span, state);
+    } else {
+      writeRackDemands(r, P_gpu, P_gpu_capped, state);
     }
     const double P_cpu = (busy * p.cpu_P_busy + idle * p.cpu_P_idle) / span;
     for (std::size_t c = layout_.rack_cpu_begin[r]; c < layout_.rack_cpu_begin[r + 1]; ++c) {
@@ -501,6 +677,89 @@ void WorkloadExecutor::writeDemands(double span, SiteState& state) noexcept {
       state.switch_P_demand[w] = P_switch;
     }
     state.rack_air_P_demand[r] = p.air_P;
+  }
+}
+
+void WorkloadExecutor::writeReplayDemands(std::size_t r, double span, SiteState& state) noexcept {
+  const RackPower& p = rack_power_[r];
+  const ReplayJob& job = replay_[static_cast<std::size_t>(rack_replay_[r])];
+  const double* E = job.energy().data();
+  const std::size_t n = job.traceGpus();
+  rack_written_[r] = 0;
+  const double inv_span = 1.0 / span;
+  const double P_idle_share =
+      (span - std::min(rack_replay_span_[r], span)) * p.gpu_P_idle * inv_span;
+  const double cap = p.gpu_P_throttled;
+  const std::size_t g0 = layout_.rack_gpu_begin[r];
+  const std::size_t count = layout_.rack_gpu_begin[r + 1] - g0;
+  const std::uint8_t* throttled = state.gpu_throttled.data() + g0;
+  const std::uint8_t* shutdown = state.gpu_shutdown.data() + g0;
+  double* out = state.gpu_P_demand.data() + g0;
+  double* view = gpu_P_demand_.data() + g0;
+  std::size_t trace_gpu = rack_replay_offset_[r] % n;
+  for (std::size_t k = 0; k < count; ++k) {
+    double P = E[trace_gpu] * inv_span + P_idle_share;
+    P = throttled[k] != 0 && P > cap ? cap : P;
+    P = shutdown[k] != 0 ? 0.0 : P;
+    out[k] = P;
+    view[k] = P;
+    if (++trace_gpu == n) trace_gpu = 0;
+  }
+}
+
+void WorkloadExecutor::writeRackDemands(std::size_t r, double P_gpu, double P_gpu_capped,
+                                        SiteState& state) noexcept {
+  // Plain loops over the rack's contiguous GPUs through local pointers, so that the compiler
+  // keeps the values in registers and vectorises: this runs for every GPU at every sub-step.
+  const RackPower& p = rack_power_[r];
+  const std::size_t g0 = layout_.rack_gpu_begin[r];
+  const std::size_t n = layout_.rack_gpu_begin[r + 1] - g0;
+  const std::uint8_t* throttled = state.gpu_throttled.data() + g0;
+  const std::uint8_t* shutdown = state.gpu_shutdown.data() + g0;
+  double* out = state.gpu_P_demand.data() + g0;
+  double* view = gpu_P_demand_.data() + g0;
+  std::uint8_t* seen_throttled = seen_throttled_.data() + g0;
+  std::uint8_t* seen_shutdown = seen_shutdown_.data() + g0;
+  if (rack_written_[r] != 0 && P_gpu == rack_last_P_[r] && P_gpu_capped == rack_last_P_capped_[r]
+      && std::memcmp(throttled, seen_throttled, n) == 0
+      && std::memcmp(shutdown, seen_shutdown, n) == 0
+      && (!(p.gpu_P_leakage > 0.0)
+          || std::memcmp(state.gpu_T_junction.data() + g0, leak_T_.data() + g0, n * sizeof(double))
+                 == 0)) {
+    return;  // the demands written last time still hold
+  }
+  rack_written_[r] = 1;
+  rack_last_P_[r] = P_gpu;
+  rack_last_P_capped_[r] = P_gpu_capped;
+  std::memcpy(seen_throttled, throttled, n);
+  std::memcpy(seen_shutdown, shutdown, n);
+  if (p.gpu_P_leakage > 0.0) {
+    // Leakage grows exponentially with the junction temperature (of the last thermal step); it
+    // is recomputed only when that temperature changed. The power limit bounds the total.
+    const double* T_j = state.gpu_T_junction.data() + g0;
+    double* leak_T = leak_T_.data() + g0;
+    double* leak_P = leak_P_.data() + g0;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (T_j[k] != leak_T[k]) {
+        leak_T[k] = T_j[k];
+        leak_P[k] =
+            p.gpu_P_leakage * std::expm1(p.gpu_leakage_coefficient * (T_j[k] - p.gpu_T_leakage));
+      }
+    }
+    const double P_max = p.gpu_P_max;
+    for (std::size_t k = 0; k < n; ++k) {
+      double P = (throttled[k] != 0 ? P_gpu_capped : P_gpu) + leak_P[k];
+      P = P < 0.0 ? 0.0 : (P > P_max ? P_max : P);
+      P = shutdown[k] != 0 ? 0.0 : P;
+      out[k] = P;
+      view[k] = P;
+    }
+    return;
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    const double P = shutdown[k] != 0 ? 0.0 : (throttled[k] != 0 ? P_gpu_capped : P_gpu);
+    out[k] = P;
+    view[k] = P;
   }
 }
 
@@ -545,6 +804,8 @@ void WorkloadExecutor::summarise(Summary& summary) const {
                           "Training iterations completed", "", 1.0, 0.0});
   summary.add(SummaryItem{"training_iteration_period_s", meanIterationPeriod(),
                           "Mean training iteration period", "s", 1.0, 0.0});
+  summary.add(SummaryItem{"training_failures", static_cast<double>(totalFailures()),
+                          "Training job failures (each followed by a restart)", "", 1.0, 0.0});
   summary.add(SummaryItem{"requests_served", static_cast<double>(requestsServed()),
                           "Inference requests served", "", 1.0, 0.0});
   summary.add(SummaryItem{"tokens_generated", static_cast<double>(tokensGenerated()),

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "GpuTrace.hpp"
 #include "RequestTrace.hpp"
 #include "WeatherCsv.hpp"
 #include "YamlReader.hpp"
@@ -1231,7 +1232,7 @@ void readJobWindow(const MapReader& m, const core::SimulationSpec& sim, double& 
 
 core::TrainingJobSpec readJob(const MapReader& m, const core::SimulationSpec& sim,
                               const std::vector<core::RackSpec>& racks, IdRegistry& ids) {
-  m.restrictTo({"id", "type", "racks", "start", "duration", "iteration", "checkpoint"},
+  m.restrictTo({"id", "type", "racks", "start", "duration", "iteration", "checkpoint", "failures"},
                "in a training job");
   core::TrainingJobSpec job;
   job.id = m.id("id").str();
@@ -1260,6 +1261,50 @@ core::TrainingJobSpec readJob(const MapReader& m, const core::SimulationSpec& si
         cp->quantity("power", Dimension::Dimensionless, Check::Fraction);
     cp->finish();
   }
+  if (const auto f = m.optionalMap("failures", {"mtbf", "restart"})) {
+    job.failure_mtbf = f->quantity("mtbf", Dimension::Time, Check::Positive);
+    job.restart_duration = f->quantity("restart", Dimension::Time, Check::NonNegative);
+    f->finish();
+  }
+  m.finish();
+  return job;
+}
+
+/// A replay job: a recorded per-GPU power trace (GpuTrace.hpp) replayed on the GPUs of `racks`.
+core::ReplayJobSpec readReplay(const MapReader& m, const core::SimulationSpec& sim,
+                               const std::vector<core::RackSpec>& racks,
+                               const std::string& scenario_path, IdRegistry& ids) {
+  m.restrictTo({"id", "type", "racks", "start", "duration", "trace", "format", "interval"},
+               "in a replay job");
+  core::ReplayJobSpec job;
+  job.id = m.id("id").str();
+  ids.add(job.id, "job", m, "id");
+  job.racks = readJobRacks(m, racks, ids);
+  readJobWindow(m, sim, job.start, job.duration);
+  const std::string format = m.string("format", "a GPU trace format (nvidia-smi or dcgm)");
+  double interval = 0.0;
+  if (format == "dcgm") {
+    interval = m.quantity("interval", Dimension::Time, Check::Positive);
+  } else if (format == "nvidia-smi") {
+    if (m.has("interval")) {
+      m.fail("interval", "only a dcgm trace takes an interval (nvidia-smi rows carry their times)");
+    }
+  } else {
+    m.fail("format", "unknown GPU trace format '" + format + "'; supported: nvidia-smi, dcgm");
+  }
+  fs::path path(m.string("trace", "the path of a GPU power trace file"));
+  if (path.is_relative()) path = fs::path(scenario_path).parent_path() / path;
+  path = path.lexically_normal();
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    m.fail("trace", "no GPU trace file '" + path.string()
+                        + "' (a relative path starts at the scenario file's folder)");
+  }
+  job.trace_path = path.string();
+  detail::GpuTrace trace = detail::readGpuTrace(job.trace_path, format, interval);
+  job.sample_begin = std::move(trace.sample_begin);
+  job.times = std::move(trace.times);
+  job.power = std::move(trace.power);
   m.finish();
   return job;
 }
@@ -1331,9 +1376,10 @@ void readWorkload(const MapReader& r, const std::string& scenario_path, core::Si
   };
   std::vector<Held> held;
   for (std::size_t i = 0; i < list->size(); ++i) {
-    const MapReader m = list->map(i, {"id", "type", "racks", "start", "duration", "iteration",
-                                      "checkpoint", "trace", "arrivals", "server"});
-    const std::string type = m.string("type", "a workload type (training or inference)");
+    const MapReader m =
+        list->map(i, {"id", "type", "racks", "start", "duration", "iteration", "checkpoint",
+                      "failures", "trace", "arrivals", "server", "format", "interval"});
+    const std::string type = m.string("type", "a workload type (training, inference or replay)");
     Held h;
     if (type == "training") {
       core::TrainingJobSpec job = readJob(m, site.simulation, site.racks, ids);
@@ -1344,8 +1390,13 @@ void readWorkload(const MapReader& r, const std::string& scenario_path, core::Si
           readInference(m, site.simulation, site.racks, scenario_path, ids);
       h = Held{job.id, job.start, job.start + job.duration, job.racks};
       site.inference_jobs.push_back(std::move(job));
+    } else if (type == "replay") {
+      core::ReplayJobSpec job = readReplay(m, site.simulation, site.racks, scenario_path, ids);
+      h = Held{job.id, job.start, job.start + job.duration, job.racks};
+      site.replay_jobs.push_back(std::move(job));
     } else {
-      m.fail("type", "unknown workload type '" + type + "'; supported: training, inference");
+      m.fail("type",
+             "unknown workload type '" + type + "'; supported: training, inference, replay");
     }
     for (const Held& other : held) {
       if (!(h.start < other.end && other.start < h.end)) continue;

@@ -2,6 +2,7 @@
 // SiteSpec: the validated, plain-data description of a site that scenarios::load produces from a
 // scenario file and the component data it names. Every quantity is SI (K, Pa, m, m3, m3/s, kg/s,
 // W, J, s). The models are built from a SiteSpec and never see the YAML.
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -321,6 +322,11 @@ struct TrainingJobSpec {
   double checkpoint_interval = 0.0;  // s, 0 = none
   double checkpoint_duration = 0.0;  // s
   double checkpoint_power_fraction = 0.0;
+  // Failures: exponentially distributed times between failures (mean failure_mtbf of running
+  // time, 0 = none); a failure loses the work since the last checkpoint and the job idles for
+  // restart_duration.
+  double failure_mtbf = 0.0;      // s
+  double restart_duration = 0.0;  // s
 };
 
 /// One request of an inference trace (Azure LLM inference format: arrival, context and generated
@@ -353,6 +359,22 @@ struct InferenceJobSpec {
   double prefill_tokens_per_s_per_gpu = 0.0;  // context tokens/s per GPU at full speed
   double decode_tokens_per_s_per_gpu = 0.0;   // generated tokens/s per GPU at full speed
   double busy_power_fraction = 0.0;           // GPU power at full batch, of P_max
+};
+
+/// A replayed GPU power trace on whole racks: each trace GPU's power as a step function held from
+/// one sample to the next (zero-order hold), replayed from the job's start. Trace GPU i drives the
+/// i-th GPU of the job's racks, repeated cyclically when the racks hold more GPUs.
+struct ReplayJobSpec {
+  std::string id;
+  double start = 0.0;              // s
+  double duration = 0.0;           // s
+  std::vector<ComponentId> racks;  // racks whose GPUs replay the trace (all GPUs of each)
+  std::string trace_path;          // for messages and metadata
+  // Samples of trace GPU i: times[sample_begin[i] .. sample_begin[i + 1]) (s, relative to the
+  // trace's first sample, non-decreasing) and power (W) at the same positions.
+  std::vector<std::size_t> sample_begin;
+  std::vector<double> times;
+  std::vector<double> power;
 };
 
 enum class EventKind : std::uint8_t {
@@ -405,6 +427,7 @@ struct SiteSpec {
   std::vector<RackSpec> racks;
   std::vector<TrainingJobSpec> jobs;
   std::vector<InferenceJobSpec> inference_jobs;
+  std::vector<ReplayJobSpec> replay_jobs;
   std::vector<EventSpec> events;
   std::string scenario_path;  // as given on the command line
   std::string scenario_text;  // the file's bytes, stored in the result

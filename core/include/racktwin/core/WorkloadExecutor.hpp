@@ -21,15 +21,34 @@
 // batch slots averaged exactly over the sub-step; its requests progress at the speed of the job's
 // slowest GPU, as for training. Each job draws its Poisson arrivals from its own std::mt19937_64
 // stream derived from SimulationSpec::seed and the job's index.
+//
+// Training failures (failure_mtbf > 0): the running time (outside restarts) from the job's start
+// or the end of the last restart to the next failure is exponentially distributed with mean
+// failure_mtbf, drawn from the job's own stream (seed and job index). A failure rolls the job back
+// to its last completed checkpoint (the iterations completed since are lost, the iteration in
+// flight restarts from zero), and the GPUs idle for restart_duration. After a restart the
+// checkpoint schedule starts again from the restart's end.
+//
+// A replay job (ReplayJob.hpp) drives the GPUs of its racks with a recorded power trace: trace
+// GPU i drives the i-th GPU of the job's racks (in the order the racks are listed), cyclically.
+// The demand is the trace's exact average over the sub-step (idle power for the part outside the
+// job), capped while throttled; no leakage is added (the measured power includes it).
+//
+// Cost per sub-step: a rack whose averages, throttle and shutdown flags, junction temperatures
+// and speeds did not change since the last sub-step keeps the GPU demands already in SiteState
+// (checked by comparing a few hundred bytes per rack), so the executor must be the only writer of
+// SiteState::gpu_P_demand, and initialize() must be called before advancing a new SiteState.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "racktwin/core/InferenceJob.hpp"
 #include "racktwin/core/Model.hpp"
+#include "racktwin/core/ReplayJob.hpp"
 #include "racktwin/core/SiteSpec.hpp"
 #include "racktwin/core/SiteState.hpp"
 
@@ -57,6 +76,13 @@ class WorkloadExecutor final : public Model {
   std::uint64_t totalIterations() const noexcept;
   /// Mean wall-clock period of the completed iterations of all jobs, s; nullopt when none.
   std::optional<double> meanIterationPeriod() const noexcept;
+  /// Failures of a training job so far.
+  std::uint64_t jobFailures(std::size_t job) const;
+  /// Running time of a training job so far (active, outside restarts), s.
+  double jobUptime(std::size_t job) const;
+  std::uint64_t totalFailures() const noexcept;
+
+  std::size_t replayJobCount() const noexcept { return replay_.size(); }
 
   std::size_t inferenceJobCount() const noexcept { return inference_.size(); }
   const InferenceJob& inferenceJob(std::size_t job) const;
@@ -83,6 +109,18 @@ class WorkloadExecutor final : public Model {
     double work = 0.0;             // s of full-speed work done in the current iteration
     double iteration_start = 0.0;  // s, wall-clock start of the current iteration
     double period_sum = 0.0;       // s, summed wall-clock periods of completed iterations
+    // Failures.
+    double mtbf = 0.0;     // s, 0 = none
+    double restart = 0.0;  // s
+    std::uint64_t seed = 0;
+    std::mt19937_64 rng;
+    double origin = 0.0;        // s, origin of the checkpoint schedule (start or last restart end)
+    double next_failure = 0.0;  // s, +inf when none
+    double restart_end = 0.0;   // s, restarting while time < restart_end
+    double saved_iterations = 0.0;  // at the last completed checkpoint
+    double saved_period_sum = 0.0;
+    std::uint64_t failures = 0;
+    double uptime = 0.0;  // s
   };
   /// Time a job spent in each phase within one interval, s.
   struct Split {
@@ -107,14 +145,20 @@ class WorkloadExecutor final : public Model {
 
   static double checkpointCycle(const Job& job, double time) noexcept;
   Split runJob(std::size_t j, double t0, double t1, double speed) noexcept;
+  void runSchedule(std::size_t j, double a, double b, double speed, Split& split) noexcept;
+  void drawFailure(Job& job, double from) noexcept;
   void train(std::size_t j, double t0, double t1, double speed, Split& split) noexcept;
   Split phaseAt(const Job& job, double time) const noexcept;
   /// Speed of the slowest GPU of racks job_racks_[begin, end), including a power cap below the
   /// job's busy power `fraction` * P_max.
   double slowestSpeed(std::uint32_t begin, std::uint32_t end, double fraction,
-                      const SiteState& state) const noexcept;
+                      const SiteState& state) noexcept;
   void addInferenceToRacks(std::size_t i, double busy) noexcept;
+  void addReplayToRacks(std::size_t i, double active) noexcept;
   void clearRackSums() noexcept;
+  void writeReplayDemands(std::size_t r, double span, SiteState& state) noexcept;
+  void writeRackDemands(std::size_t r, double P_gpu, double P_gpu_capped,
+                        SiteState& state) noexcept;
   void addToRacks(const Job& job, const Split& split) noexcept;
   /// Turns the per-rack phase-time sums over an interval of length `span` into average demands.
   void writeDemands(double span, SiteState& state) noexcept;
@@ -128,6 +172,18 @@ class WorkloadExecutor final : public Model {
   };
   std::vector<InferenceJob> inference_;
   std::vector<InferenceRacks> inference_racks_;
+  struct ReplayRacks {
+    std::string id;
+    std::uint32_t rack_begin = 0;  // job_racks_[rack_begin, rack_end)
+    std::uint32_t rack_end = 0;
+  };
+  std::vector<ReplayJob> replay_;
+  std::vector<ReplayRacks> replay_racks_;
+  // Per rack: the replay job driving it in the current sub-step (-1 none), the active span of
+  // that job within the sub-step (s), and the rack's first GPU's position in the job's GPUs.
+  std::vector<std::int32_t> rack_replay_;
+  std::vector<double> rack_replay_span_;
+  std::vector<std::uint32_t> rack_replay_offset_;
   std::vector<std::uint32_t> job_racks_;
   std::vector<RackPower> rack_power_;
   // Per-rack sums over the current sub-step: job-busy time (s), GPU energy (J) in jobs without
@@ -143,6 +199,17 @@ class WorkloadExecutor final : public Model {
   // Leakage excess per GPU and the junction temperature it was computed at: the temperature
   // changes once per thermal step, the demand every sub-step.
   std::vector<double> leak_T_, leak_P_;
+  // What each rack's GPU demands were last written from: the rack's two averages and each GPU's
+  // throttle and shutdown flags (with leak_T_ for the temperature). A rack whose inputs did not
+  // change keeps its demands (they persist in SiteState), so a sub-step inside a long phase costs
+  // a comparison of a few hundred bytes per rack instead of a pass over its GPUs.
+  std::vector<std::uint8_t> rack_written_, seen_throttled_, seen_shutdown_;
+  std::vector<double> rack_last_P_, rack_last_P_capped_;
+  const double* written_to_ = nullptr;  // state.gpu_P_demand the demands were written to
+  // Each rack's slowest GPU speed and the speeds it was found from (they change once per thermal
+  // step, the jobs ask every sub-step).
+  std::vector<std::uint8_t> rack_speed_valid_;
+  std::vector<double> rack_min_speed_, seen_speed_;
 };
 
 }  // namespace racktwin::core
