@@ -1,5 +1,7 @@
 #include "GpuTrace.hpp"
 
+#include "DateTime.hpp"
+
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -17,63 +19,15 @@
 namespace racktwin::scenarios::detail {
 namespace {
 
-/// A time as whole seconds and a fraction, so that date-times keep their sub-microsecond digits.
-struct Stamp {
-  std::int64_t seconds = 0;
-  double fraction = 0.0;
-};
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
-std::int64_t daysFromCivil(std::int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2 ? 1 : 0;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
-
-template <typename T>
-bool parseWhole(std::string_view text, T& value) {
-  if (text.empty()) return false;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return ec == std::errc() && end == text.data() + text.size();
-}
-
 bool parseNumber(std::string_view text, double& value) {
   if (text.empty()) return false;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   return ec == std::errc() && end == text.data() + text.size() && std::isfinite(value);
 }
 
-/// 'YYYY/MM/DD hh:mm:ss[.fraction]' (nvidia-smi) or with '-' between the date parts.
+/// nvidia-smi's 'YYYY/MM/DD hh:mm:ss.fff' (DateTime.hpp).
 std::optional<Stamp> parseStamp(std::string_view text) {
-  const bool sep = text.size() >= 19 && (text[4] == '/' || text[4] == '-') && text[7] == text[4]
-                   && (text[10] == ' ' || text[10] == 'T') && text[13] == ':' && text[16] == ':';
-  if (!sep) return std::nullopt;
-  std::int64_t year = 0;
-  unsigned month = 0, day = 0, hour = 0, minute = 0, second = 0;
-  if (!parseWhole(text.substr(0, 4), year) || !parseWhole(text.substr(5, 2), month)
-      || !parseWhole(text.substr(8, 2), day) || !parseWhole(text.substr(11, 2), hour)
-      || !parseWhole(text.substr(14, 2), minute) || !parseWhole(text.substr(17, 2), second)) {
-    return std::nullopt;
-  }
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
-    return std::nullopt;
-  }
-  Stamp s;
-  s.seconds = daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
-  const std::string_view rest = text.substr(19);
-  if (!rest.empty()) {
-    if (rest.size() < 2 || rest[0] != '.') return std::nullopt;
-    const std::string_view digits = rest.substr(1);
-    for (const char c : digits) {
-      if (c < '0' || c > '9') return std::nullopt;
-    }
-    const std::string fraction = "0." + std::string(digits);
-    if (!parseNumber(fraction, s.fraction)) return std::nullopt;
-  }
-  return s;
+  return parseDateTime(text);
 }
 
 struct Field {
