@@ -7,6 +7,8 @@ build=build/release
 "$build/bench/bench_twin" scenarios/nvl72-rack.yaml 3
 "$build/bench/bench_twin" scenarios/cluster-64-racks.yaml 1
 "$build/bench/bench_cluster_resolve"
+"$build/bench/bench_power_tree" 600 3
+"$build/bench/bench_workload" 24
 mkdir -p out
 /usr/bin/time -f "default run: %e s wall, %M KiB peak RSS" \
   "$build/cli/racktwin" run scenarios/nvl72-rack.yaml -o out/bench.h5 -q
