@@ -1,6 +1,6 @@
 #include "GpuTrace.hpp"
 
-#include "DateTime.hpp"
+#include "TextFields.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -25,15 +25,10 @@ bool parseNumber(std::string_view text, double& value) {
   return ec == std::errc() && end == text.data() + text.size() && std::isfinite(value);
 }
 
-/// nvidia-smi's 'YYYY/MM/DD hh:mm:ss.fff' (DateTime.hpp).
+/// nvidia-smi's 'YYYY/MM/DD hh:mm:ss.fff' (TextFields.hpp).
 std::optional<Stamp> parseStamp(std::string_view text) {
   return parseDateTime(text);
 }
-
-struct Field {
-  std::string_view text;
-  int column = 1;  // 1-based
-};
 
 std::string_view trim(std::string_view s, std::size_t& offset) {
   std::size_t a = 0, b = s.size();
@@ -43,21 +38,6 @@ std::string_view trim(std::string_view s, std::size_t& offset) {
     --b;
   offset = a;
   return s.substr(a, b - a);
-}
-
-std::vector<Field> splitCommas(std::string_view line) {
-  std::vector<Field> fields;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = line.find(',', start);
-    const std::size_t end = comma == std::string_view::npos ? line.size() : comma;
-    std::size_t offset = 0;
-    const std::string_view text = trim(line.substr(start, end - start), offset);
-    fields.push_back(Field{text, static_cast<int>(start + offset) + 1});
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
-  }
-  return fields;
 }
 
 std::vector<Field> splitWhitespace(std::string_view line) {

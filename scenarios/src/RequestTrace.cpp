@@ -1,6 +1,6 @@
 #include "RequestTrace.hpp"
 
-#include "DateTime.hpp"
+#include "TextFields.hpp"
 
 #include <array>
 #include <charconv>
@@ -23,7 +23,7 @@ namespace {
 constexpr std::array<std::string_view, 3> kColumns = {"TIMESTAMP", "ContextTokens",
                                                       "GeneratedTokens"};
 
-/// A calendar date-time (DateTime.hpp), or plain seconds.
+/// A calendar date-time (TextFields.hpp), or plain seconds.
 std::optional<Stamp> parseStamp(std::string_view text) {
   if (const auto stamp = parseDateTime(text)) return stamp;
   double v = 0.0;
@@ -34,29 +34,6 @@ std::optional<Stamp> parseStamp(std::string_view text) {
   }
   const double whole = std::floor(v);
   return Stamp{static_cast<std::int64_t>(whole), v - whole};
-}
-
-struct Field {
-  std::string_view text;
-  int column = 1;
-};
-
-std::vector<Field> splitFields(std::string_view line) {
-  std::vector<Field> fields;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = line.find(',', start);
-    const std::size_t end = comma == std::string_view::npos ? line.size() : comma;
-    std::size_t a = start, b = end;
-    while (a < b && (line[a] == ' ' || line[a] == '\t'))
-      ++a;
-    while (b > a && (line[b - 1] == ' ' || line[b - 1] == '\t'))
-      --b;
-    fields.push_back(Field{line.substr(a, b - a), static_cast<int>(a) + 1});
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
-  }
-  return fields;
 }
 
 }  // namespace
@@ -92,7 +69,7 @@ std::vector<core::InferenceRequest> parseRequestTrace(std::string_view text,
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     line = line.substr(0, line.find('#'));
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
-    const std::vector<Field> fields = splitFields(line);
+    const std::vector<Field> fields = splitCommas(line);
 
     if (columns == 0) {
       header_line = line_number;

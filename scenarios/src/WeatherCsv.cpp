@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "TextFields.hpp"
 #include "YamlReader.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Units.hpp"
@@ -79,31 +80,6 @@ std::string degC(double T) {
   return formatNumber(core::toCelsius(T)) + " degC";
 }
 
-/// A field of a row: its text without surrounding blanks and its 1-based column in the line.
-struct Field {
-  std::string_view text;
-  int column = 1;
-};
-
-/// Splits a line (comment already removed) at commas; each field is trimmed of spaces and tabs.
-std::vector<Field> splitFields(std::string_view line) {
-  std::vector<Field> fields;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = line.find(',', start);
-    const std::size_t end = comma == std::string_view::npos ? line.size() : comma;
-    std::size_t a = start, b = end;
-    while (a < b && (line[a] == ' ' || line[a] == '\t'))
-      ++a;
-    while (b > a && (line[b - 1] == ' ' || line[b - 1] == '\t'))
-      --b;
-    fields.push_back(Field{line.substr(a, b - a), static_cast<int>(a) + 1});
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
-  }
-  return fields;
-}
-
 /// A plain decimal number (from_chars: no leading '+', no thousands separators), finite.
 std::optional<double> parseNumber(std::string_view text) {
   if (text.empty()) return std::nullopt;
@@ -146,7 +122,7 @@ core::AmbientSpec parseWeatherCsv(std::string_view text, const std::string& file
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     line = line.substr(0, line.find('#'));
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
-    const std::vector<Field> fields = splitFields(line);
+    const std::vector<Field> fields = splitCommas(line);
 
     if (header.empty()) {
       header_line = line_number;

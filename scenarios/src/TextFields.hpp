@@ -1,13 +1,24 @@
 #pragma once
-// Time stamps of the trace files (request traces, GPU telemetry): calendar date-times as whole
-// seconds since 1970 and a fraction, so that sub-microsecond digits survive.
+// Reading the text data files (weather, request traces, GPU telemetry): comma-separated fields
+// with their columns for error messages, and calendar date-times as whole seconds since 1970 and a
+// fraction, so that sub-microsecond digits survive.
 #include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 namespace racktwin::scenarios::detail {
+
+/// A field of a row: its text without surrounding blanks and its 1-based column in the line.
+struct Field {
+  std::string_view text;
+  int column = 1;
+};
+
+/// Splits a line (comment already removed) at commas; each field is trimmed of spaces and tabs.
+std::vector<Field> splitCommas(std::string_view line);
 
 struct Stamp {
   std::int64_t seconds = 0;

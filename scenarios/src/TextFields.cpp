@@ -1,4 +1,4 @@
-#include "DateTime.hpp"
+#include "TextFields.hpp"
 
 #include <string>
 
@@ -16,6 +16,24 @@ std::int64_t daysFromCivil(std::int64_t y, unsigned m, unsigned d) {
 }
 
 }  // namespace
+
+std::vector<Field> splitCommas(std::string_view line) {
+  std::vector<Field> fields;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = line.find(',', start);
+    const std::size_t end = comma == std::string_view::npos ? line.size() : comma;
+    std::size_t a = start, b = end;
+    while (a < b && (line[a] == ' ' || line[a] == '\t'))
+      ++a;
+    while (b > a && (line[b - 1] == ' ' || line[b - 1] == '\t'))
+      --b;
+    fields.push_back(Field{line.substr(a, b - a), static_cast<int>(a) + 1});
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return fields;
+}
 
 std::optional<Stamp> parseDateTime(std::string_view text) {
   const bool shape = text.size() >= 19 && (text[4] == '-' || text[4] == '/') && text[7] == text[4]
