@@ -1,8 +1,12 @@
 #pragma once
 // Helpers shared by the scenario tests.
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
+
+#include "racktwin/core/Error.hpp"
 
 namespace racktwin::test {
 
@@ -33,6 +37,33 @@ inline std::string replaced(std::string text, const std::string& from, const std
   if (at == std::string::npos) return "<test error: '" + from + "' not in the base text>";
   text.replace(at, from.size(), to);
   return text;
+}
+
+/// What a located input error must say: file, 1-based line (and column), key, message parts.
+struct ExpectedError {
+  std::string file;
+  int line;
+  std::string key;
+  std::vector<std::string> message_parts;
+  int column = 0;  // 0: not checked
+};
+
+/// Runs `load` and checks that it throws an InputError located and worded as `x` says.
+template <class Load>
+void requireInputError(Load load, const ExpectedError& x) {
+  try {
+    load();
+  } catch (const core::InputError& e) {
+    INFO("what(): " << e.what());
+    CHECK(e.where().file == x.file);
+    CHECK(e.where().line == x.line);
+    if (x.column != 0) CHECK(e.where().column == x.column);
+    CHECK(e.key() == x.key);
+    for (const std::string& part : x.message_parts)
+      CHECK_THAT(e.message(), Catch::Contains(part));
+    return;
+  }
+  FAIL("no InputError was thrown");
 }
 
 }  // namespace racktwin::test

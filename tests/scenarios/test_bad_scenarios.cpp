@@ -21,29 +21,8 @@ using racktwin::test::lineOf;
 using racktwin::test::replaced;
 using racktwin::test::sourcePath;
 
-struct Expected {
-  std::string file;
-  int line;
-  std::string key;
-  std::vector<std::string> message_parts;
-  int column = 0;  // 0: not checked
-};
-
-void requireInputError(const std::function<void()>& load, const Expected& x) {
-  try {
-    load();
-  } catch (const InputError& e) {
-    INFO("what(): " << e.what());
-    CHECK(e.where().file == x.file);
-    CHECK(e.where().line == x.line);
-    if (x.column != 0) CHECK(e.where().column == x.column);
-    CHECK(e.key() == x.key);
-    for (const std::string& part : x.message_parts)
-      CHECK_THAT(e.message(), Catch::Contains(part));
-    return;
-  }
-  FAIL("no InputError was thrown");
-}
+using Expected = racktwin::test::ExpectedError;
+using racktwin::test::requireInputError;
 
 std::string badFile(const std::string& name) {
   return sourcePath("tests/scenarios/bad/" + name);

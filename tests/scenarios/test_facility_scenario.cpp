@@ -97,30 +97,8 @@ class DataCopy {
   std::string file_, text_;
 };
 
-struct Located {
-  std::string file;
-  int line;
-  std::string key;
-  std::vector<std::string> parts;
-  int column = 0;  // 0: not checked
-};
-
-template <class Load>
-void requireError(Load load, const Located& x) {
-  try {
-    load();
-  } catch (const InputError& e) {
-    INFO("what(): " << e.what());
-    CHECK(e.where().file == x.file);
-    CHECK(e.where().line == x.line);
-    if (x.column != 0) CHECK(e.where().column == x.column);
-    CHECK(e.key() == x.key);
-    for (const std::string& part : x.parts)
-      CHECK_THAT(e.message(), Catch::Contains(part));
-    return;
-  }
-  FAIL("no InputError was thrown");
-}
+using Located = racktwin::test::ExpectedError;
+using racktwin::test::requireInputError;
 
 // Two XDU1350 rows on a loop with a cooling tower, every quantity in a unit other than the SI one.
 const std::string kTwoRows = R"(racktwin_scenario: 1
@@ -379,7 +357,7 @@ TEST_CASE("bad weather files give the file, line, column and column name", "[sce
     INFO("weather file:\n" << csv);
     Located x = where;
     x.file = file;
-    requireError([&] { (void)loadScenario(scenario); }, x);
+    requireInputError([&] { (void)loadScenario(scenario); }, x);
   };
   const std::string head = "# hot day\ntime_h,dry_bulb_degC,wet_bulb_degC\n";  // lines 1 and 2
   // Time not increasing (line 5 repeats hour 1).
@@ -417,11 +395,11 @@ TEST_CASE("a weather file that does not exist is reported at the scenario key", 
   const std::string text = scratchScenario("ambient:\n  weather: missing/w.csv\n");
   const std::string scenario = dir.write("site.yaml", text);
   const std::string looked_for = (dir.root() / "missing/w.csv").lexically_normal().string();
-  requireError([&] { (void)loadScenario(scenario); },
-               {scenario,
-                lineOf(text, "weather: missing"),
-                "ambient.weather",
-                {"no weather file '" + looked_for + "'", "scenario file's folder"}});
+  requireInputError([&] { (void)loadScenario(scenario); },
+                    {scenario,
+                     lineOf(text, "weather: missing"),
+                     "ambient.weather",
+                     {"no weather file '" + looked_for + "'", "scenario file's folder"}});
 }
 
 TEST_CASE("the CDU facility side is optional without a loop, required with one", "[scenarios]") {
@@ -441,12 +419,13 @@ TEST_CASE("the CDU facility side is optional without a loop, required with one",
   // A loop scenario does, and names the CDU type's data file.
   const std::string text = replaced(readText(sourcePath("scenarios/facility-loop-rack.yaml")),
                                     "data_dir: ../data\n", "");
-  requireError([&] { (void)data.load(text); },
-               {"facility.yaml",
-                lineOf(text, "type: inrack-250kw"),
-                "cdus[0].type",
-                {"CDU type 'inrack-250kw' has no facility_side in its data file " + data.file(),
-                 "needs each CDU's facility-side valve and exchanger pressure drop"}});
+  requireInputError(
+      [&] { (void)data.load(text); },
+      {"facility.yaml",
+       lineOf(text, "type: inrack-250kw"),
+       "cdus[0].type",
+       {"CDU type 'inrack-250kw' has no facility_side in its data file " + data.file(),
+        "needs each CDU's facility-side valve and exchanger pressure drop"}});
 }
 
 TEST_CASE("data-file errors of the facility side, heat rejection and chiller are located",
@@ -537,7 +516,7 @@ TEST_CASE("data-file errors of the facility side, heat rejection and chiller are
     INFO(c.file << ": " << c.to);
     const int line = lineOf(data.text(), c.marker);
     REQUIRE(line > 0);
-    requireError([&] { (void)data.load(text); }, {data.file(), line, c.key, c.parts});
+    requireInputError([&] { (void)data.load(text); }, {data.file(), line, c.key, c.parts});
   }
 }
 
