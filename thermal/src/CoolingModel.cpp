@@ -67,29 +67,29 @@ void CoolingModel::Impl::recordDesignPoint() {
 // ------------------------------------------------------------------------------------------------
 // Controls
 
-void CoolingModel::Impl::controlValve(Unit& loop, double dt) {
-  const core::CduSpec& cdu = *loop.cdu;
-  if (loop.valve_stuck) return;
+void CoolingModel::Impl::controlValve(Unit& unit, double dt) {
+  const core::CduSpec& cdu = *unit.cdu;
+  if (unit.valve_stuck) return;
   // PI on the secondary supply temperature (measured at the end of the last step): too warm ->
   // open. Anti-windup: the integral does not grow while the output is saturated that way.
-  const double error = loop.T_supply - loop.T_supply_set;
+  const double error = unit.T_supply - unit.T_supply_set;
   const double proportional = cdu.valve_gain * error;
   const double integral_rate = cdu.valve_gain / cdu.valve_integral_time * error;
-  double wanted = proportional + loop.valve_integral + integral_rate * dt;
+  double wanted = proportional + unit.valve_integral + integral_rate * dt;
   const bool saturated_high = wanted > 1.0 && error > 0.0;
   const bool saturated_low = wanted < cdu.valve_opening_min && error < 0.0;
-  if (!saturated_high && !saturated_low) loop.valve_integral += integral_rate * dt;
-  wanted = std::clamp(proportional + loop.valve_integral, cdu.valve_opening_min, 1.0);
+  if (!saturated_high && !saturated_low) unit.valve_integral += integral_rate * dt;
+  wanted = std::clamp(proportional + unit.valve_integral, cdu.valve_opening_min, 1.0);
   if (facility) {
-    // The facility loop's valve actuator strokes toward the command (its own stroke time).
-    const auto u = static_cast<std::size_t>(&loop - units.data());
+    // The facility unit's valve actuator strokes toward the command (its own stroke time).
+    const auto u = static_cast<std::size_t>(&unit - units.data());
     facility->setValveCommand(u, wanted);
-    loop.valve_opening = facility->valveOpening(u);
+    unit.valve_opening = facility->valveOpening(u);
     return;
   }
   // The actuator moves at most dt / stroke_time per step.
   const double max_move = cdu.valve_stroke_time > 0.0 ? dt / cdu.valve_stroke_time : 1.0;
-  loop.valve_opening += std::clamp(wanted - loop.valve_opening, -max_move, max_move);
+  unit.valve_opening += std::clamp(wanted - unit.valve_opening, -max_move, max_move);
 }
 
 void CoolingModel::Impl::controlPump(Unit& unit, double dt) {
@@ -176,19 +176,19 @@ void CoolingModel::Impl::publish(core::SiteState& state, double dt) {
     }
   }
   for (std::size_t c = 0; c < units.size(); ++c) {
-    const Unit& loop = units[c];
-    cdu_T_supply[c] = loop.T_supply;
-    cdu_T_return[c] = loop.T_return;
-    cdu_V_flow[c] = loop.V_secondary;
-    cdu_Q_flow[c] = loop.Q_hx;
-    cdu_valve[c] = loop.valve_opening;
-    cdu_V_facility[c] = loop.V_facility;
-    cdu_T_facility_return[c] = loop.T_facility_return;
-    cdu_T_facility_supply[c] = loop.T_facility_supply;
-    cdu_pump_dp[c] = loop.pump_dp;
-    cdu_pump_P[c] = loop.pump_P_electric;
-    cdu_pump_P_hydraulic[c] = loop.pump_P_hydraulic;
-    cdu_pumps_running[c] = loop.pumps_running;
+    const Unit& unit = units[c];
+    cdu_T_supply[c] = unit.T_supply;
+    cdu_T_return[c] = unit.T_return;
+    cdu_V_flow[c] = unit.V_secondary;
+    cdu_Q_flow[c] = unit.Q_hx;
+    cdu_valve[c] = unit.valve_opening;
+    cdu_V_facility[c] = unit.V_facility;
+    cdu_T_facility_return[c] = unit.T_facility_return;
+    cdu_T_facility_supply[c] = unit.T_facility_supply;
+    cdu_pump_dp[c] = unit.pump_dp;
+    cdu_pump_P[c] = unit.pump_P_electric;
+    cdu_pump_P_hydraulic[c] = unit.pump_P_hydraulic;
+    cdu_pumps_running[c] = unit.pumps_running;
   }
   if (facility) {
     const FacilityLoop& f = *facility;
@@ -440,27 +440,27 @@ bool CoolingModel::Impl::applyEvent(const core::EventSpec& event) {
     case core::EventKind::SetSupplySetpoint:
     case core::EventKind::SetPumpSpeed:
     case core::EventKind::PumpTrip:
-      for (auto& loop : m.units) {
-        if (loop.cdu->id.str() != event.target) continue;
+      for (auto& unit : m.units) {
+        if (unit.cdu->id.str() != event.target) continue;
         if (event.kind == core::EventKind::SetSupplySetpoint) {
-          loop.T_supply_set = event.value;
+          unit.T_supply_set = event.value;
         } else if (event.kind == core::EventKind::SetPumpSpeed) {
-          loop.pump_speed = event.value;
-          loop.pump_integral = event.value;  // a dp PI goes on from the new speed
-          m.solveHydraulics(m.loops[loop.loop]);
-        } else if (loop.pumps_running > 0) {
+          unit.pump_speed = event.value;
+          unit.pump_integral = event.value;  // a dp PI goes on from the new speed
+          m.solveHydraulics(m.loops[unit.loop]);
+        } else if (unit.pumps_running > 0) {
           // A duty pump trips for good. A healthy pump that is not running (a standby) starts
-          // after the switch-over time; meanwhile the loop runs on the remaining duty pumps.
-          --loop.pumps_running;
-          --loop.pumps_healthy;
-          const int standby = loop.pumps_healthy - loop.pumps_running - loop.pending_switches;
+          // after the switch-over time; meanwhile the CDU runs on the remaining duty pumps.
+          --unit.pumps_running;
+          --unit.pumps_healthy;
+          const int standby = unit.pumps_healthy - unit.pumps_running - unit.pending_switches;
           if (standby > 0) {
-            if (loop.pending_switches == 0) {
-              loop.switch_time = m.now + loop.cdu->standby_switchover_time;
+            if (unit.pending_switches == 0) {
+              unit.switch_time = m.now + unit.cdu->standby_switchover_time;
             }
-            ++loop.pending_switches;
+            ++unit.pending_switches;
           }
-          m.solveHydraulics(m.loops[loop.loop]);
+          m.solveHydraulics(m.loops[unit.loop]);
         }
         return true;
       }
