@@ -1,7 +1,13 @@
 #pragma once
 // The subcommands of the racktwin program. Each returns the process exit code.
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
 
 namespace racktwin::cli {
 
@@ -23,6 +29,18 @@ struct HydraulicsArguments {
   bool json = false;
   bool extended_period = false;  // simulate from 0 to time_s, tank levels moving
 };
+
+/// A subcommand that lives in its own file: it declares its options on the parser and hands back
+/// what runs it once the command line has been parsed.
+struct Subcommand {
+  CLI::App* command = nullptr;
+  std::function<int()> run;
+};
+
+/// `racktwin cfd channel` and `racktwin cfd coldplate` (CfdCommand.cpp).
+std::vector<Subcommand> addCfdCommands(CLI::App& app);
+/// `racktwin export-vtk` and `racktwin render` (VtkCommands.cpp; needs the VTK scene library).
+std::vector<Subcommand> addVtkCommands(CLI::App& app);
 
 int runCommand(const RunArguments& arguments);
 int hydraulicsCommand(const HydraulicsArguments& arguments);

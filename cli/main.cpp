@@ -1,6 +1,8 @@
 // racktwin: batch runs of RackTwin scenarios and inspection of result files.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "Commands.hpp"
 #include "racktwin/core/Version.hpp"
@@ -40,6 +42,16 @@ int main(int argc, char** argv) {
       "Simulate from 0 to --time with tank levels following their inflow (EPANET's extended "
       "period); without it the tanks stay at their file levels");
 
+  std::vector<Subcommand> more;
+#ifdef RACKTWIN_WITH_CFD
+  for (Subcommand& command : addCfdCommands(app))
+    more.push_back(std::move(command));
+#endif
+#ifdef RACKTWIN_WITH_VIZ
+  for (Subcommand& command : addVtkCommands(app))
+    more.push_back(std::move(command));
+#endif
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -49,5 +61,8 @@ int main(int argc, char** argv) {
   if (*run_command) return runCommand(run);
   if (*info_command) return infoCommand(result);
   if (*hydraulics_command) return hydraulicsCommand(hydraulics);
+  for (const Subcommand& command : more) {
+    if (command.command->parsed()) return command.run();
+  }
   return kBadInput;
 }

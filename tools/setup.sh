@@ -10,6 +10,13 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   catch2
   python3-h5py python3-numpy
+  # The VTK scene library and the desktop program (Debian's VTK Qt module is Qt5-only, so the
+  # program hosts VTK in a Qt6 QOpenGLWidget itself; docs/ARCHITECTURE.md).
+  libvtk9-dev qt6-base-dev libqt6opengl6-dev qt6-charts-dev
+  # Headless windows and software OpenGL for the GUI tests and `racktwin render`.
+  xvfb xauth libgl1-mesa-dri
+  # CFD characterisation runs OpenFOAM's programs as child processes.
+  openfoam
 )
 
 missing=()

@@ -1,5 +1,7 @@
 #include "racktwin/scenarios/Twin.hpp"
 
+#include <algorithm>
+
 #include "racktwin/core/Engine.hpp"
 #include "racktwin/core/Version.hpp"
 #include "racktwin/core/WorkloadExecutor.hpp"
@@ -59,6 +61,11 @@ void Twin::initialize() {
   metadata.duration = impl_->site.simulation.duration;
   impl_->recorder.open(metadata);
   impl_->engine.initialize();
+}
+
+void Twin::schedule(core::EventSpec event) {
+  event.time = std::max(event.time, impl_->engine.time());
+  impl_->engine.schedule(event);
 }
 
 bool Twin::step() {

@@ -27,6 +27,10 @@ class Twin {
   void addSink(core::RecorderSink& sink);
   /// Opens the sinks and sets the initial state (t = 0, first sample).
   void initialize();
+  /// Queues an event during the run (a what-if: a pump trip, a set-point, a feed loss). One dated
+  /// before time() is moved to time(); it applies at the start of the next step, as file events do.
+  /// Targets are component ids; an event whose target no model knows changes nothing.
+  void schedule(core::EventSpec event);
   /// Advances one macro step; false once the duration is reached.
   bool step();
   /// Finalises the models, builds the summary and closes the sinks (complete = ran to the end).
