@@ -76,11 +76,13 @@ bool Engine::step() {
   const double h = simulation_.step / simulation_.substeps;
   for (int k = 0; k < simulation_.substeps; ++k) {
     state_.time = time_ + k * h;
+    state_.last_substep = k + 1 == simulation_.substeps;
     for (Model* model : fast_)
       model->advance(state_.time, h, state_);
   }
   // Slow models: one step with the energies the fast models accumulated.
   state_.time = time_;
+  state_.last_substep = true;
   for (Model* model : slow_)
     model->advance(time_, simulation_.step, state_);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -94,6 +95,9 @@ ElectricalModel::ElectricalModel(const core::SiteSpec& site, const core::SiteLay
   rack_P_psu_loss_.assign(racks, 0.0);
   rack_psu_efficiency_.assign(racks, 0.0);
   gpu_P_.assign(layout.gpu_count, 0.0);
+  rack_held_dt_.assign(racks, 0.0);
+  rack_P_air_.assign(racks, 0.0);
+  rack_solved_shelves_.assign(racks, ~0u);
   if (present_) buildTree(site);
 }
 
@@ -135,6 +139,7 @@ void ElectricalModel::setPsuHealthy(std::size_t rack, std::size_t shelf, std::si
   const bool shelf_is_live = shelf_healthy_[s] > 0;
   if (shelf_is_live && !shelf_was_live) ++rack_live_shelves_[rack];
   if (!shelf_is_live && shelf_was_live) --rack_live_shelves_[rack];
+  rack_solved_shelves_[rack] = ~0u;  // the losses change: solve the rack again
 }
 
 bool ElectricalModel::psuHealthy(std::size_t rack, std::size_t shelf, std::size_t psu) const {
@@ -176,6 +181,8 @@ void ElectricalModel::initialize(core::SiteState& state) {
   facility_series_.clear();
   series_started_ = have_min_max_ = have_min_max_all_ = false;
   gpus_unpowered_max_ = 0;
+  std::fill(rack_held_dt_.begin(), rack_held_dt_.end(), 0.0);
+  std::fill(rack_solved_shelves_.begin(), rack_solved_shelves_.end(), ~0u);
   if (present_) {
     solveTree(state.time, 0.0, state);
   } else {
@@ -263,6 +270,19 @@ bool ElectricalModel::applyEvent(const core::EventSpec& event, core::SiteState& 
   }
 }
 
+// Adds the energy of the chips of rack r for the time their powers were held.
+void ElectricalModel::flushRackEnergy(std::size_t r, core::SiteState& state) noexcept {
+  const double held = rack_held_dt_[r];
+  rack_held_dt_[r] = 0.0;
+  if (!(held > 0.0)) return;
+  for (std::size_t g = layout_.rack_gpu_begin[r]; g < layout_.rack_gpu_begin[r + 1]; ++g)
+    state.gpu_E_step[g] += gpu_P_[g] * held;
+  for (std::size_t c = layout_.rack_cpu_begin[r]; c < layout_.rack_cpu_begin[r + 1]; ++c)
+    state.cpu_E_step[c] += state.cpu_P[c] * held;
+  for (std::size_t w = layout_.rack_switch_begin[r]; w < layout_.rack_switch_begin[r + 1]; ++w)
+    state.switch_E_step[w] += state.switch_P[w] * held;
+}
+
 void ElectricalModel::solve(double dt, core::SiteState& state) {
   double site_P_ac = 0.0;
   double site_P_dc = 0.0;
@@ -272,63 +292,82 @@ void ElectricalModel::solve(double dt, core::SiteState& state) {
   // sub-step they equal the macro step's average, free of the aliasing of instantaneous samples.
   const double elapsed = state.time + dt - state.step_start;
   std::size_t gpus_off = 0;
+  const auto sameAs = [](const std::vector<double>& demand, const std::vector<double>& drawn,
+                         std::size_t begin, std::size_t end) {
+    return std::memcmp(demand.data() + begin, drawn.data() + begin, (end - begin) * sizeof(double))
+           == 0;
+  };
   for (std::size_t r = 0; r < layout_.rack_count; ++r) {
     const bool powered = rack_live_shelves_[r] > 0;
-    rack_powered_[r] = powered ? 1 : 0;
     if (!powered) gpus_off += layout_.rack_gpu_begin[r + 1] - layout_.rack_gpu_begin[r];
-    double P_dc = 0.0;
-    for (std::size_t g = layout_.rack_gpu_begin[r]; g < layout_.rack_gpu_begin[r + 1]; ++g) {
-      const double P = powered ? state.gpu_P_demand[g] : 0.0;
-      state.gpu_P[g] = P;
-      gpu_P_[g] = P;
-      state.gpu_E_step[g] += P * dt;
-      P_dc += P;
-    }
-    for (std::size_t c = layout_.rack_cpu_begin[r]; c < layout_.rack_cpu_begin[r + 1]; ++c) {
-      const double P = powered ? state.cpu_P_demand[c] : 0.0;
-      state.cpu_P[c] = P;
-      state.cpu_E_step[c] += P * dt;
-      P_dc += P;
-    }
-    for (std::size_t w = layout_.rack_switch_begin[r]; w < layout_.rack_switch_begin[r + 1]; ++w) {
-      const double P = powered ? state.switch_P_demand[w] : 0.0;
-      state.switch_P[w] = P;
-      state.switch_E_step[w] += P * dt;
-      P_dc += P;
-    }
-    const double P_air = powered ? state.rack_air_P_demand[r] : 0.0;
-    P_dc += P_air;
-
-    double P_loss = 0.0;
-    const double P_shelf = powered ? P_dc / static_cast<double>(rack_live_shelves_[r]) : 0.0;
-    const PsuEfficiency& curve = curves_[r];
-    for (std::size_t s = rack_shelf_begin_[r]; s < rack_shelf_begin_[r + 1]; ++s) {
-      const std::uint32_t healthy = shelf_healthy_[s];
-      if (healthy == 0) {
-        shelf_P_out_[s] = 0.0;
-        continue;
+    const std::size_t g0 = layout_.rack_gpu_begin[r], g1 = layout_.rack_gpu_begin[r + 1];
+    const std::size_t c0 = layout_.rack_cpu_begin[r], c1 = layout_.rack_cpu_begin[r + 1];
+    const std::size_t w0 = layout_.rack_switch_begin[r], w1 = layout_.rack_switch_begin[r + 1];
+    // Most sub-steps change no demand (phases last seconds, temperatures move once per macro
+    // step): comparing is cheaper than rewriting every chip's power and energy.
+    const bool unchanged = rack_solved_shelves_[r] == rack_live_shelves_[r]
+                           && (!powered
+                               || (sameAs(state.gpu_P_demand, gpu_P_, g0, g1)
+                                   && sameAs(state.cpu_P_demand, state.cpu_P, c0, c1)
+                                   && sameAs(state.switch_P_demand, state.switch_P, w0, w1)
+                                   && state.rack_air_P_demand[r] == rack_P_air_[r]));
+    if (!unchanged) {
+      flushRackEnergy(r, state);  // at the powers held until now
+      rack_solved_shelves_[r] = rack_live_shelves_[r];
+      rack_powered_[r] = powered ? 1 : 0;
+      double P_dc = 0.0;
+      for (std::size_t g = g0; g < g1; ++g) {
+        const double P = powered ? state.gpu_P_demand[g] : 0.0;
+        state.gpu_P[g] = P;
+        gpu_P_[g] = P;
+        P_dc += P;
       }
-      shelf_P_out_[s] = P_shelf;
-      const double n = static_cast<double>(healthy);
-      P_loss += n * curve.loss(P_shelf / n);
-    }
-    const double P_ac = P_dc + P_loss;
+      for (std::size_t c = c0; c < c1; ++c) {
+        const double P = powered ? state.cpu_P_demand[c] : 0.0;
+        state.cpu_P[c] = P;
+        P_dc += P;
+      }
+      for (std::size_t w = w0; w < w1; ++w) {
+        const double P = powered ? state.switch_P_demand[w] : 0.0;
+        state.switch_P[w] = P;
+        P_dc += P;
+      }
+      const double P_air = powered ? state.rack_air_P_demand[r] : 0.0;
+      rack_P_air_[r] = P_air;
+      P_dc += P_air;
 
-    state.rack_P_dc[r] = P_dc;
-    state.rack_P_ac[r] = P_ac;
-    state.rack_P_psu_loss[r] = P_loss;
-    state.rack_air_E_step[r] += (P_air + P_loss) * dt;
+      double P_loss = 0.0;
+      const double P_shelf = powered ? P_dc / static_cast<double>(rack_live_shelves_[r]) : 0.0;
+      const PsuEfficiency& curve = curves_[r];
+      for (std::size_t s = rack_shelf_begin_[r]; s < rack_shelf_begin_[r + 1]; ++s) {
+        const std::uint32_t healthy = shelf_healthy_[s];
+        if (healthy == 0) {
+          shelf_P_out_[s] = 0.0;
+          continue;
+        }
+        shelf_P_out_[s] = P_shelf;
+        const double n = static_cast<double>(healthy);
+        P_loss += n * curve.loss(P_shelf / n);
+      }
+      const double P_ac = P_dc + P_loss;
+      state.rack_P_dc[r] = P_dc;
+      state.rack_P_ac[r] = P_ac;
+      state.rack_P_psu_loss[r] = P_loss;
+      rack_P_dc_[r] = P_dc;
+      rack_P_ac_[r] = P_ac;
+      rack_P_psu_loss_[r] = P_loss;
+      rack_psu_efficiency_[r] = P_ac > 0.0 ? P_dc / P_ac : 0.0;
+      rack_P_loss_[r] = P_loss;
+      rack_P_grid_dc_[r] = P_dc;
+      rack_feed_P_[2 * r] = P_ac;
+    }
+    rack_held_dt_[r] += dt;
+    if (state.last_substep) flushRackEnergy(r, state);
+    const double P_dc = rack_P_dc_[r], P_ac = rack_P_ac_[r], P_loss = rack_P_psu_loss_[r];
+    state.rack_air_E_step[r] += (rack_P_air_[r] + P_loss) * dt;
     state.rack_ac_E_step[r] += P_ac * dt;
-    rack_P_dc_[r] = P_dc;
-    rack_P_ac_[r] = P_ac;
     rack_P_ac_mean_[r] = elapsed > 0.0 ? state.rack_ac_E_step[r] / elapsed : P_ac;
     site_P_ac_mean += rack_P_ac_mean_[r];
-    rack_P_psu_loss_[r] = P_loss;
-    rack_psu_efficiency_[r] = P_ac > 0.0 ? P_dc / P_ac : 0.0;
-    rack_P_loss_[r] = P_loss;
-    rack_P_grid_dc_[r] = P_dc;
-    rack_feed_P_[2 * r] = P_ac;
-
     site_P_ac += P_ac;
     site_P_dc += P_dc;
     site_P_loss += P_loss;

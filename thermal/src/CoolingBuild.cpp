@@ -148,6 +148,7 @@ struct CoolingModel::Impl::LoopBuilder {
                              LinkLaw::makePowerLaw(spec.cold_plate.dp), spec.cold_plate.volume, 1,
                              LinkRole::ColdPlate, die);
         m.dies.push_back(Die{kind, chip, loop_index, l, &spec});
+        m.die_C.push_back(spec.heat_capacity);
       };
       const auto tray0 = static_cast<std::uint32_t>(tray.number - 1);
       if (tray.compute) {
@@ -378,6 +379,7 @@ void CoolingModel::Impl::finishLoop(Loop& loop, const core::SiteSpec& site,
   loop.die_beta.assign(static_cast<std::size_t>(loop.die_end - loop.die_begin) * m, 0.0);
   loop.closure.assign(m * (m + 1), 0.0);
   loop.cell_inv_diag.assign(loop.cell_end - loop.cell_begin, 0.0);
+  loop.node_inv_C_in.assign(n_nodes, 0.0);
   loop.x.assign(m, 0.0);
   loop.flow_scratch.assign(n_links, 0.0);
   loop.in_fill.assign(n_nodes, 0);

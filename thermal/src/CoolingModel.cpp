@@ -125,6 +125,15 @@ double CoolingModel::Impl::stored() const {
   return E;
 }
 
+double CoolingModel::Impl::storedAfterSweep() const {
+  double E = 0.0;
+  for (const Loop& loop : loops)
+    E += loop.E_stored;
+  E += room.heat_capacity * (room_T - core::kZeroCelsius_K);
+  if (facility) E += facility->storedEnergy();
+  return E;
+}
+
 void CoolingModel::Impl::publish(core::SiteState& state, double dt) {
   for (std::size_t d = 0; d < dies.size(); ++d) {
     const Die& die = dies[d];
@@ -291,8 +300,10 @@ void CoolingModel::advance(double t, double dt, core::SiteState& state) {
 }
 
 void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
-  std::copy(die_T.begin(), die_T.end(), die_T_old.begin());
-  std::copy(cell_T.begin(), cell_T.end(), cell_T_old.begin());
+  // Every sweep rewrites all cell and die temperatures: the old step's become the "old" ones by
+  // swapping buffers, not copying them.
+  die_T.swap(die_T_old);
+  cell_T.swap(cell_T_old);
 
   double Q_in = Q_air;
   for (double P : die_P)
@@ -353,7 +364,7 @@ void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
   E_rejected_air += Q_crah_now * h;
   E_rejected_water += Q_water * h;
   E_cooling_electric += P_cooling * h;
-  site_E_balance_residual = E_in - E_rejected - (stored() - E_stored_initial);
+  site_E_balance_residual = E_in - E_rejected - (storedAfterSweep() - E_stored_initial);
 }
 
 namespace {

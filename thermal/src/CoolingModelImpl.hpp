@@ -64,6 +64,7 @@ struct CoolingModel::Impl {
   std::vector<double> die_T, die_T_old, die_alpha, die_P, die_R, die_T_junction;
   std::vector<double> die_g, die_inv;  // cached with the loop's cells: g and 1 / (C_d/dt + g)
   std::vector<double> die_store;       // cached: C_d / dt
+  std::vector<double> die_C;           // J/K, each die's heat capacity (contiguous for sums)
 
   // ---- Coolant volumes, all loops (each loop's cells are contiguous). ----
   std::vector<double> cell_C, cell_T, cell_T_old, cell_alpha;
@@ -131,6 +132,8 @@ struct CoolingModel::Impl {
     // Factors of the implicit cells that change only with the step or the flows: 1 / (C/dt +
     // C_flow) per cell of the loop; refreshed when dt or the hydraulic solution changes.
     std::vector<double> cell_inv_diag;
+    std::vector<double> node_inv_C_in;  // cached: 1 / (capacity rate flowing in), 0 when none
+    double E_stored = 0.0;  // J above 0 degC in the loop's cells and dies, from the last sweep
     double cache_dt = -1.0;
     std::uint64_t version = 0, cache_version = ~std::uint64_t{0};  // hydraulic solves
     std::vector<double> x;                                         // the m suction temperatures
@@ -226,6 +229,8 @@ struct CoolingModel::Impl {
   void controlPump(Unit& unit, double dt);
   bool applyEvent(const core::EventSpec& event);
   double stored() const;
+  /// stored() from the sums the last sweep of every loop made: valid right after a cycle.
+  double storedAfterSweep() const;
   void publish(core::SiteState& state, double dt);
 };
 

@@ -8,6 +8,7 @@
 
 #include "CoolingModelImpl.hpp"
 #include "racktwin/core/Error.hpp"
+#include "racktwin/core/Units.hpp"
 
 namespace racktwin::thermal {
 
@@ -179,6 +180,13 @@ void CoolingModel::Impl::sweepWidth(Loop& loop, double dt) {
         die_inv[d] = 1.0 / (die_store[d] + die_g[d]);
       }
     }
+    // Mixing at a junction divides by the capacity rate flowing in; cache its inverse.
+    for (std::size_t n = 0; n < n_nodes; ++n) {
+      double C_sum = 0.0;
+      for (std::uint32_t k = loop.in_begin[n]; k < loop.in_begin[n + 1]; ++k)
+        C_sum += loop.C_link[loop.in_links[k]];
+      loop.node_inv_C_in[n] = C_sum > 0.0 ? 1.0 / C_sum : 0.0;
+    }
     loop.cache_dt = dt;
     loop.cache_version = loop.version;
   }
@@ -283,21 +291,20 @@ void CoolingModel::Impl::sweepWidth(Loop& loop, double dt) {
     if (const std::int32_t j = loop.tear_of[n]; j >= 0) {
       b[static_cast<std::size_t>(j)] = 1.0;
     } else {
-      double C_sum = 0.0;
+      const double inv_C_in = loop.node_inv_C_in[n];
       for (std::uint32_t k = loop.in_begin[n]; k < loop.in_begin[n + 1]; ++k) {
         const Index l = loop.in_links[k];
         const std::uint32_t last = loop.links[l].cell_end - 1;
         const double C = loop.C_link[l];
-        C_sum += C;
         a += C * cell_alpha[last];
         const double* lb = cellBeta(last);
         for (std::size_t i = 0; i < m; ++i)
           b[i] += C * lb[i];
       }
-      if (C_sum > 0.0) {
-        a /= C_sum;
+      if (inv_C_in > 0.0) {
+        a *= inv_C_in;
         for (std::size_t i = 0; i < m; ++i)
-          b[i] /= C_sum;
+          b[i] *= inv_C_in;
       } else {
         a = loop.node_T[n];  // no inflow: the junction keeps its last temperature
       }
@@ -360,11 +367,20 @@ void CoolingModel::Impl::sweepWidth(Loop& loop, double dt) {
     return a;
   };
 
-  // Back-substitution.
-  for (std::uint32_t c = loop.cell_begin; c < loop.cell_end; ++c)
-    cell_T[c] = affine(cell_alpha[c], cellBeta(c));
-  for (std::uint32_t d = loop.die_begin; d < loop.die_end; ++d)
-    die_T[d] = affine(die_alpha[d], dieBeta(d));
+  // Back-substitution, summing the heat stored above 0 degC on the way (the energy balance needs
+  // it every cycle; a separate pass would read every cell again).
+  double E = 0.0;
+  for (std::uint32_t c = loop.cell_begin; c < loop.cell_end; ++c) {
+    const double T = affine(cell_alpha[c], cellBeta(c));
+    cell_T[c] = T;
+    E += cell_C[c] * (T - core::kZeroCelsius_K);
+  }
+  for (std::uint32_t d = loop.die_begin; d < loop.die_end; ++d) {
+    const double T = affine(die_alpha[d], dieBeta(d));
+    die_T[d] = T;
+    E += die_C[d] * (T - core::kZeroCelsius_K);
+  }
+  loop.E_stored = E;
   for (std::size_t n = 0; n < n_nodes; ++n)
     loop.node_T[n] = affine(loop.node_alpha[n], &loop.node_beta[n * m]);
 

@@ -37,6 +37,10 @@ struct SiteLayout {
 struct SiteState {
   double time = 0.0;        // s, start of the current sub-step
   double step_start = 0.0;  // s, start of the current macro step (the *_E_step accumulators')
+  /// True during the macro step's last fast sub-step, after which the slow models read the
+  /// *_E_step accumulators: a fast model may defer adding to them until then. Drivers that do not
+  /// sub-step leave it true.
+  bool last_substep = true;
 
   // Per GPU.
   std::vector<double> gpu_P_demand;         // W, what the workload asks for now

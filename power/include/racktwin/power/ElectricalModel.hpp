@@ -186,6 +186,13 @@ class ElectricalModel final : public core::Model {
   bool series_started_ = false;
   SpectralPeak peak_;
   std::vector<std::uint8_t> rack_powered_;
+  // Without an electrical section: a rack whose demands and shelves did not change since the last
+  // sub-step keeps its powers, and its chips' energies are added once for the time they were held
+  // (rack_held_dt_), when they change or at the macro step's last sub-step.
+  std::vector<double> rack_held_dt_;                // s
+  std::vector<double> rack_P_air_;                  // W, air-cooled load when last solved
+  std::vector<std::uint32_t> rack_solved_shelves_;  // live shelves when last solved; ~0u: solve
+  void flushRackEnergy(std::size_t r, core::SiteState& state) noexcept;
 
   // With an electrical section.
   std::unique_ptr<Distribution> dist_;
