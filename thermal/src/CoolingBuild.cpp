@@ -301,6 +301,15 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
   }
 
   const std::size_t n_dies = dies.size();
+  gpu_die.assign(site_layout.gpu_count, kNoDie);
+  cpu_die.assign(site_layout.cpu_count, kNoDie);
+  switch_die.assign(site_layout.switch_count, kNoDie);
+  for (std::size_t d = 0; d < n_dies; ++d) {
+    std::vector<std::uint32_t>& of = dies[d].kind == ChipKind::Gpu   ? gpu_die
+                                     : dies[d].kind == ChipKind::Cpu ? cpu_die
+                                                                     : switch_die;
+    of[dies[d].chip] = static_cast<std::uint32_t>(d);
+  }
   for (auto* v : {&die_T, &die_T_old, &die_alpha, &die_P, &die_R, &die_T_junction, &die_g, &die_inv,
                   &die_store})
     v->assign(n_dies, 0.0);
@@ -379,7 +388,9 @@ void CoolingModel::Impl::finishLoop(Loop& loop, const core::SiteSpec& site,
   loop.die_beta.assign(static_cast<std::size_t>(loop.die_end - loop.die_begin) * m, 0.0);
   loop.closure.assign(m * (m + 1), 0.0);
   loop.cell_inv_diag.assign(loop.cell_end - loop.cell_begin, 0.0);
-  loop.node_inv_C_in.assign(n_nodes, 0.0);
+  loop.in_last_cell.assign(n_links, 0);
+  loop.in_weight.assign(n_links, 0.0);
+  loop.still_links.reserve(n_links);
   loop.x.assign(m, 0.0);
   loop.flow_scratch.assign(n_links, 0.0);
   loop.in_fill.assign(n_nodes, 0);

@@ -135,45 +135,46 @@ double CoolingModel::Impl::storedAfterSweep() const {
 }
 
 void CoolingModel::Impl::publish(core::SiteState& state, double dt) {
-  for (std::size_t d = 0; d < dies.size(); ++d) {
-    const Die& die = dies[d];
-    const double T_j = die_T[d] + die_P[d] * die.spec->R_junction_case;
+  const auto junction = [&](std::uint32_t d) {
+    const double T_j = die_T[d] + die_P[d] * dies[d].spec->R_junction_case;
     die_T_junction[d] = T_j;
-    switch (die.kind) {
-      case ChipKind::Gpu: {
-        gpu_T_j[die.chip] = T_j;
-        state.gpu_T_junction[die.chip] = T_j;
-        // Slowdown with hysteresis; clocks follow power as P ~ f^3, so speed = fraction^(1/3).
-        std::uint8_t& throttled = state.gpu_throttled[die.chip];
-        if (T_j > die.spec->T_slowdown) throttled = 1;
-        if (T_j < die.spec->T_slowdown_release) throttled = 0;
-        // Thermal shutdown latches: the GPU stops computing and drawing power for the run.
-        std::uint8_t& shutdown = state.gpu_shutdown[die.chip];
-        if (T_j > die.spec->T_shutdown && shutdown == 0) {
-          shutdown = 1;
-          ++gpus_shut_down;
-        }
-        state.gpu_speed[die.chip] = shutdown != 0    ? 0.0
-                                    : throttled != 0 ? std::cbrt(die.spec->throttled_power_fraction)
-                                                     : 1.0;
-        gpu_throttled_record[die.chip] = throttled;
-        gpu_shutdown_record[die.chip] = shutdown;
-        if (throttled != 0) {
-          throttled_gpu_seconds += dt;
-          if (now >= first_fault_time && first_throttle_after_fault == cooling::kNever) {
-            first_throttle_after_fault = now;
-          }
-        }
-        max_gpu_T = std::max(max_gpu_T, T_j);
-        break;
-      }
-      case ChipKind::Cpu:
-        cpu_T_j[die.chip] = T_j;
-        break;
-      case ChipKind::Switch:
-        switch_T_j[die.chip] = T_j;
-        break;
+    return T_j;
+  };
+  for (std::size_t g = 0; g < gpu_die.size(); ++g) {
+    const std::uint32_t d = gpu_die[g];
+    if (d == kNoDie) continue;
+    const core::ChipSpec& spec = *dies[d].spec;
+    const double T_j = junction(d);
+    gpu_T_j[g] = T_j;
+    state.gpu_T_junction[g] = T_j;
+    // Slowdown with hysteresis; clocks follow power as P ~ f^3, so speed = fraction^(1/3).
+    std::uint8_t& throttled = state.gpu_throttled[g];
+    if (T_j > spec.T_slowdown) throttled = 1;
+    if (T_j < spec.T_slowdown_release) throttled = 0;
+    // Thermal shutdown latches: the GPU stops computing and drawing power for the run.
+    std::uint8_t& shutdown = state.gpu_shutdown[g];
+    if (T_j > spec.T_shutdown && shutdown == 0) {
+      shutdown = 1;
+      ++gpus_shut_down;
     }
+    state.gpu_speed[g] = shutdown != 0    ? 0.0
+                         : throttled != 0 ? std::cbrt(spec.throttled_power_fraction)
+                                          : 1.0;
+    gpu_throttled_record[g] = throttled;
+    gpu_shutdown_record[g] = shutdown;
+    if (throttled != 0) {
+      throttled_gpu_seconds += dt;
+      if (now >= first_fault_time && first_throttle_after_fault == cooling::kNever) {
+        first_throttle_after_fault = now;
+      }
+    }
+    max_gpu_T = std::max(max_gpu_T, T_j);
+  }
+  for (std::size_t c = 0; c < cpu_die.size(); ++c) {
+    if (cpu_die[c] != kNoDie) cpu_T_j[c] = junction(cpu_die[c]);
+  }
+  for (std::size_t w = 0; w < switch_die.size(); ++w) {
+    if (switch_die[w] != kNoDie) switch_T_j[w] = junction(switch_die[w]);
   }
   std::size_t tray = 0;
   for (const Loop& loop : loops) {
@@ -272,13 +273,15 @@ void CoolingModel::initialize(core::SiteState& state) {
 void CoolingModel::advance(double t, double dt, core::SiteState& state) {
   Impl& m = *impl_;
   // Heat of the step: the fast models' energies averaged over the macro step.
-  for (std::size_t d = 0; d < m.dies.size(); ++d) {
-    const Impl::Die& die = m.dies[d];
-    const std::vector<double>& E = die.kind == ChipKind::Gpu   ? state.gpu_E_step
-                                   : die.kind == ChipKind::Cpu ? state.cpu_E_step
-                                                               : state.switch_E_step;
-    m.die_P[d] = E[die.chip] / dt;
-  }
+  const auto stepPower = [&](const std::vector<std::uint32_t>& die_of,
+                             const std::vector<double>& E) {
+    for (std::size_t chip = 0; chip < die_of.size(); ++chip) {
+      if (die_of[chip] != Impl::kNoDie) m.die_P[die_of[chip]] = E[chip] / dt;
+    }
+  };
+  stepPower(m.gpu_die, state.gpu_E_step);
+  stepPower(m.cpu_die, state.cpu_E_step);
+  stepPower(m.switch_die, state.switch_E_step);
   double Q_air = 0.0;
   for (double E : state.rack_air_E_step)
     Q_air += E / dt;

@@ -65,6 +65,10 @@ struct CoolingModel::Impl {
   std::vector<double> die_g, die_inv;  // cached with the loop's cells: g and 1 / (C_d/dt + g)
   std::vector<double> die_store;       // cached: C_d / dt
   std::vector<double> die_C;           // J/K, each die's heat capacity (contiguous for sums)
+  // The die of each GPU, CPU and NVSwitch (kNoDie for a chip without one): per-kind loops need
+  // no switch on the kind.
+  static constexpr std::uint32_t kNoDie = ~std::uint32_t{0};
+  std::vector<std::uint32_t> gpu_die, cpu_die, switch_die;
 
   // ---- Coolant volumes, all loops (each loop's cells are contiguous). ----
   std::vector<double> cell_C, cell_T, cell_T_old, cell_alpha;
@@ -132,7 +136,11 @@ struct CoolingModel::Impl {
     // Factors of the implicit cells that change only with the step or the flows: 1 / (C/dt +
     // C_flow) per cell of the loop; refreshed when dt or the hydraulic solution changes.
     std::vector<double> cell_inv_diag;
-    std::vector<double> node_inv_C_in;  // cached: 1 / (capacity rate flowing in), 0 when none
+    // Cached with the flows, parallel to in_links: the local index of each inflowing link's last
+    // cell and its share of the node's inflow capacity rate (the mixing weight).
+    std::vector<std::uint32_t> in_last_cell;
+    std::vector<double> in_weight;
+    std::vector<std::uint32_t> still_links;  // cached: links that carry no flow
     double E_stored = 0.0;  // J above 0 degC in the loop's cells and dies, from the last sweep
     double cache_dt = -1.0;
     std::uint64_t version = 0, cache_version = ~std::uint64_t{0};  // hydraulic solves

@@ -180,12 +180,21 @@ void CoolingModel::Impl::sweepWidth(Loop& loop, double dt) {
         die_inv[d] = 1.0 / (die_store[d] + die_g[d]);
       }
     }
-    // Mixing at a junction divides by the capacity rate flowing in; cache its inverse.
+    // Mixing at a junction: each inflow's weight is its share of the capacity rate flowing in.
     for (std::size_t n = 0; n < n_nodes; ++n) {
       double C_sum = 0.0;
       for (std::uint32_t k = loop.in_begin[n]; k < loop.in_begin[n + 1]; ++k)
         C_sum += loop.C_link[loop.in_links[k]];
-      loop.node_inv_C_in[n] = C_sum > 0.0 ? 1.0 / C_sum : 0.0;
+      const double inv_C_in = C_sum > 0.0 ? 1.0 / C_sum : 0.0;
+      for (std::uint32_t k = loop.in_begin[n]; k < loop.in_begin[n + 1]; ++k) {
+        const Index l = loop.in_links[k];
+        loop.in_last_cell[k] = loop.links[l].cell_end - 1 - cell0;
+        loop.in_weight[k] = loop.C_link[l] * inv_C_in;
+      }
+    }
+    loop.still_links.clear();  // reserved for every link at build: no allocation
+    for (Index l = 0; l < loop.links.size(); ++l) {
+      if (loop.C_link[l] == 0.0) loop.still_links.push_back(l);
     }
     loop.cache_dt = dt;
     loop.cache_version = loop.version;
@@ -258,8 +267,7 @@ void CoolingModel::Impl::sweepWidth(Loop& loop, double dt) {
   };
 
   // Links without flow: each cell is closed; a cold plate exchanges with its own cell.
-  for (Index l = 0; l < loop.links.size(); ++l) {
-    if (loop.C_link[l] != 0.0) continue;
+  for (const Index l : loop.still_links) {
     const Link& link = loop.links[l];
     for (std::uint32_t c = link.cell_begin; c < link.cell_end; ++c) {
       const double store = cell_C[c] / dt;
@@ -291,21 +299,16 @@ void CoolingModel::Impl::sweepWidth(Loop& loop, double dt) {
     if (const std::int32_t j = loop.tear_of[n]; j >= 0) {
       b[static_cast<std::size_t>(j)] = 1.0;
     } else {
-      const double inv_C_in = loop.node_inv_C_in[n];
-      for (std::uint32_t k = loop.in_begin[n]; k < loop.in_begin[n + 1]; ++k) {
-        const Index l = loop.in_links[k];
-        const std::uint32_t last = loop.links[l].cell_end - 1;
-        const double C = loop.C_link[l];
-        a += C * cell_alpha[last];
-        const double* lb = cellBeta(last);
+      const std::uint32_t k_end = loop.in_begin[n + 1];
+      for (std::uint32_t k = loop.in_begin[n]; k < k_end; ++k) {
+        const std::uint32_t last = loop.in_last_cell[k];  // local to the loop
+        const double w = loop.in_weight[k];
+        a += w * cell_alpha[cell0 + last];
+        const double* lb = &loop.cell_beta[last * m];
         for (std::size_t i = 0; i < m; ++i)
-          b[i] += C * lb[i];
+          b[i] += w * lb[i];
       }
-      if (inv_C_in > 0.0) {
-        a *= inv_C_in;
-        for (std::size_t i = 0; i < m; ++i)
-          b[i] *= inv_C_in;
-      } else {
+      if (loop.in_begin[n] == k_end) {
         a = loop.node_T[n];  // no inflow: the junction keeps its last temperature
       }
     }
