@@ -45,6 +45,12 @@ double uniform(std::mt19937_64& rng) {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+/// Sub-step boundaries are computed (step start + k * h), so a time given in the scenario may
+/// fall a few ulp off the boundary it means: the scheduler treats such times as equal.
+double timeTolerance(double t) {
+  return 1e-12 * std::max(1.0, std::abs(t));
+}
+
 }  // namespace
 
 WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layout)
@@ -71,10 +77,17 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
   }
 
   std::vector<std::uint8_t> seen(layout.rack_count, 0);
+  std::vector<JobScheduler::Request> requests;
   for (const TrainingJobSpec& spec : site.jobs) {
     Job job;
     job.id = spec.id;
-    if (!(std::isfinite(spec.start) && isNonNegative(spec.duration))) {
+    job.scheduled = spec.gpus > 0;
+    if (job.scheduled) {
+      if (!spec.racks.empty()) rejectJob(spec.id, "names racks and asks for GPUs; give one");
+      if (!(std::isfinite(spec.submit) && std::isfinite(spec.duration) && spec.duration > 0.0)) {
+        rejectJob(spec.id, "submit must be a number and duration a positive number");
+      }
+    } else if (!(std::isfinite(spec.start) && isNonNegative(spec.duration))) {
       rejectJob(spec.id, "start must be a number and duration a non-negative number");
     }
     if (!isNonNegative(spec.compute_duration) || !isNonNegative(spec.communication_duration)
@@ -97,12 +110,14 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
     if (!isNonNegative(spec.failure_mtbf) || !isNonNegative(spec.restart_duration)) {
       rejectJob(spec.id, "failure MTBF and restart time must be non-negative numbers (0 = none)");
     }
-    if (spec.racks.empty()) rejectJob(spec.id, "names no rack");
+    if (spec.racks.empty() && !job.scheduled) rejectJob(spec.id, "names no rack");
     job.mtbf = spec.failure_mtbf;
     job.restart = spec.restart_duration;
     job.seed = streamSeed(site.simulation.seed, 0xF00DFA11ULL, jobs_.size());
-    job.start = spec.start;
-    job.end = spec.start + spec.duration;
+    job.duration = spec.duration;
+    job.submit = job.scheduled ? spec.submit : spec.start;
+    job.start = job.scheduled ? kInf : spec.start;
+    job.end = job.scheduled ? kInf : spec.start + spec.duration;
     job.compute_duration = spec.compute_duration;
     job.period = spec.compute_duration + spec.communication_duration;
     job.compute_fraction = spec.compute_power_fraction;
@@ -111,6 +126,25 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
     job.checkpoint_interval = spec.checkpoint_interval;
     job.checkpoint_duration = spec.checkpoint_interval > 0.0 ? spec.checkpoint_duration : 0.0;
     job.rack_begin = static_cast<std::uint32_t>(job_racks_.size());
+    if (job.scheduled) {
+      // Whole racks: the GPUs asked for must fill racks of one size.
+      const std::uint32_t per_rack = layout.rack_count > 0 ? layout.rack_gpu_begin[1] : 0;
+      for (std::size_t r = 0; r < layout.rack_count; ++r) {
+        if (layout.rack_gpu_begin[r + 1] - layout.rack_gpu_begin[r] != per_rack) {
+          rejectJob(spec.id, "asks for GPUs, but the site's racks differ in GPU count");
+        }
+      }
+      if (per_rack == 0 || spec.gpus % per_rack != 0 || spec.gpus / per_rack > layout.rack_count) {
+        rejectJob(spec.id, "asks for " + std::to_string(spec.gpus)
+                               + " GPUs; expected a multiple of the " + std::to_string(per_rack)
+                               + " GPUs of a rack, at most the site's "
+                               + std::to_string(layout.rack_count) + " racks");
+      }
+      const std::uint32_t racks = spec.gpus / per_rack;
+      requests.push_back(JobScheduler::Request{spec.submit, spec.duration, racks});
+      scheduled_jobs_.push_back(static_cast<std::uint32_t>(jobs_.size()));
+      job_racks_.resize(job_racks_.size() + racks, 0);  // filled when the job starts
+    }
     for (const ComponentId& rack : spec.racks) {
       const auto found = rack_index.find(rack.str());
       if (found == rack_index.end()) rejectJob(spec.id, "unknown rack '" + rack.str() + "'");
@@ -203,8 +237,10 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
     std::uint32_t begin, end_rack;
   };
   std::vector<Use> uses;
-  for (const Job& job : jobs_)
-    uses.push_back(Use{&job.id, job.start, job.end, job.rack_begin, job.rack_end});
+  for (const Job& job : jobs_) {
+    if (!job.scheduled)
+      uses.push_back(Use{&job.id, job.start, job.end, job.rack_begin, job.rack_end});
+  }
   for (std::size_t i = 0; i < inference_.size(); ++i) {
     uses.push_back(Use{&inference_racks_[i].id, inference_[i].start(), inference_[i].end(),
                        inference_racks_[i].rack_begin, inference_racks_[i].rack_end});
@@ -232,10 +268,32 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
     }
   }
 
+  if (!scheduled_jobs_.empty()) {
+    // Cooling groups for placement: racks of one CDU (or one ring) in scenario order.
+    std::vector<std::string> groups;
+    std::vector<std::uint32_t> rack_group(layout.rack_count, 0);
+    for (std::size_t r = 0; r < layout.rack_count; ++r) {
+      const RackSpec& rack = site.racks[r];
+      const std::string key = rack.cdu.empty() ? "ring " + rack.ring : "cdu " + rack.cdu;
+      const auto found = std::find(groups.begin(), groups.end(), key);
+      rack_group[r] = static_cast<std::uint32_t>(found - groups.begin());
+      if (found == groups.end()) groups.push_back(key);
+    }
+    scheduler_.emplace(site.scheduler.policy == SchedulerSpec::Policy::Fifo
+                           ? JobScheduler::Policy::Fifo
+                           : JobScheduler::Policy::Backfill,
+                       std::move(rack_group), std::move(requests));
+    for (const Use& use : uses) {
+      for (std::uint32_t k = use.begin; k < use.end_rack; ++k)
+        scheduler_->addFixedUse(job_racks_[k], use.start, use.end);
+    }
+  }
+
   rack_busy_.assign(layout.rack_count, 0.0);
   rack_gpu_E_.assign(layout.rack_count, 0.0);
   rack_gpu_E_capped_.assign(layout.rack_count, 0.0);
   job_iterations_.assign(jobs_.size(), 0.0);
+  job_racks_held_.assign(jobs_.size(), 0.0);
   inference_queue_.assign(inference_.size(), 0.0);
   inference_in_service_.assign(inference_.size(), 0.0);
   inference_tokens_per_s_.assign(inference_.size(), 0.0);
@@ -277,6 +335,60 @@ std::uint64_t WorkloadExecutor::totalFailures() const noexcept {
   for (const Job& job : jobs_)
     n += job.failures;
   return n;
+}
+
+bool WorkloadExecutor::jobScheduled(std::size_t job) const {
+  RACKTWIN_ASSERT(job < jobs_.size(), "job index out of range");
+  return jobs_[job].scheduled;
+}
+
+double WorkloadExecutor::jobSubmit(std::size_t job) const {
+  RACKTWIN_ASSERT(job < jobs_.size(), "job index out of range");
+  return jobs_[job].submit;
+}
+
+std::optional<double> WorkloadExecutor::jobStart(std::size_t job) const {
+  RACKTWIN_ASSERT(job < jobs_.size(), "job index out of range");
+  if (!(jobs_[job].start < kInf)) return std::nullopt;
+  return jobs_[job].start;
+}
+
+std::span<const std::uint32_t> WorkloadExecutor::jobRacks(std::size_t job) const {
+  RACKTWIN_ASSERT(job < jobs_.size(), "job index out of range");
+  const Job& j = jobs_[job];
+  if (!(j.start < kInf)) return {};
+  return {job_racks_.data() + j.rack_begin, j.rack_end - j.rack_begin};
+}
+
+std::size_t WorkloadExecutor::jobsCompleted() const noexcept {
+  const double now = last_time_ + timeTolerance(last_time_);
+  std::size_t n = 0;
+  for (const Job& job : jobs_)
+    n += job.end <= now ? 1 : 0;
+  for (const InferenceJob& job : inference_)
+    n += job.end() <= now ? 1 : 0;
+  for (const ReplayJob& job : replay_)
+    n += job.end() <= now ? 1 : 0;
+  return n;
+}
+
+std::size_t WorkloadExecutor::jobsQueued() const noexcept {
+  std::size_t n = 0;
+  for (const Job& job : jobs_)
+    n += job.scheduled && !(job.start < kInf) && job.submit < last_time_ ? 1 : 0;
+  return n;
+}
+
+std::optional<double> WorkloadExecutor::meanJobWait() const noexcept {
+  double wait = 0.0;
+  std::size_t started = 0;
+  for (const Job& job : jobs_) {
+    if (!job.scheduled || !(job.start < kInf)) continue;
+    wait += job.start - job.submit;
+    ++started;
+  }
+  if (started == 0) return std::nullopt;
+  return wait / static_cast<double>(started);
 }
 
 std::uint64_t WorkloadExecutor::totalIterations() const noexcept {
@@ -336,6 +448,7 @@ void WorkloadExecutor::initialize(SiteState& state) {
                   "SiteState not sized for this layout");
   for (std::size_t j = 0; j < jobs_.size(); ++j) {
     Job& job = jobs_[j];
+    if (job.scheduled) job.start = job.end = kInf;  // until the scheduler places it
     job.work = 0.0;
     job.iteration_start = std::max(job.start, state.time);
     job.period_sum = 0.0;
@@ -346,7 +459,16 @@ void WorkloadExecutor::initialize(SiteState& state) {
     job.saved_iterations = job.saved_period_sum = 0.0;
     job.failures = 0;
     job.uptime = 0.0;
-    drawFailure(job, job.start);
+    if (!job.scheduled) drawFailure(job, job.start);
+  }
+  last_time_ = state.time;
+  if (scheduler_) {
+    scheduler_->reset();
+    for (std::size_t r = 0; r < layout_.rack_count; ++r) {
+      const std::size_t g0 = layout_.rack_gpu_begin[r];
+      noteRackShutdown(r, state.gpu_shutdown.data() + g0, layout_.rack_gpu_begin[r + 1] - g0);
+    }
+    runScheduler(state.time);
   }
   for (ReplayJob& job : replay_)
     job.reset();
@@ -361,19 +483,57 @@ void WorkloadExecutor::initialize(SiteState& state) {
   std::fill(rack_speed_valid_.begin(), rack_speed_valid_.end(), 0);
   // The demand at the instant state.time: a unit weight on the phase each job is in.
   clearRackSums();
-  for (const Job& job : jobs_)
+  for (std::size_t j = 0; j < jobs_.size(); ++j) {
+    const Job& job = jobs_[j];
+    const bool active = state.time >= job.start && state.time < job.end;
+    job_racks_held_[j] = active ? static_cast<double>(job.rack_end - job.rack_begin) : 0.0;
     addToRacks(job, phaseAt(job, state.time));
+  }
   for (std::size_t i = 0; i < replay_.size(); ++i)
     addReplayToRacks(i, replay_[i].sampleAt(state.time));
   writeDemands(1.0, state);
 }
 
+void WorkloadExecutor::runScheduler(double now) noexcept {
+  for (const std::uint32_t q : scheduler_->schedule(now, timeTolerance(now))) {
+    Job& job = jobs_[scheduled_jobs_[q]];
+    job.start = now;
+    job.end = now + job.duration;
+    const std::span<const std::uint32_t> racks = scheduler_->racks(q);
+    std::copy(racks.begin(), racks.end(), job_racks_.begin() + job.rack_begin);
+    job.origin = now;
+    job.iteration_start = now;
+    drawFailure(job, now);
+  }
+  next_schedule_ = scheduler_->nextEvent();
+  racks_changed_ = false;
+  jobs_queued_ = static_cast<double>(scheduler_->queued());
+}
+
+void WorkloadExecutor::noteRackShutdown(std::size_t r, const std::uint8_t* shutdown,
+                                        std::size_t n) noexcept {
+  bool down = false;
+  for (std::size_t k = 0; k < n; ++k)
+    down = down || shutdown[k] != 0;
+  const auto rack = static_cast<std::uint32_t>(r);
+  if (down != scheduler_->rackDown(rack)) {
+    scheduler_->setRackDown(rack, down);
+    racks_changed_ = true;
+  }
+}
+
 void WorkloadExecutor::advance(double t, double dt, SiteState& state) {
   RACKTWIN_ASSERT(dt > 0.0, "advance needs dt > 0");
+  // Scheduling events fall on sub-step boundaries: a job submitted, or racks freed, inside a
+  // sub-step starts at the next one.
+  if (scheduler_ && (racks_changed_ || t + timeTolerance(t) >= next_schedule_)) runScheduler(t);
+  last_time_ = t + dt;
   clearRackSums();
   for (std::size_t j = 0; j < jobs_.size(); ++j) {
     const Job& job = jobs_[j];
-    if (!(t + dt > job.start && t < job.end)) continue;
+    const bool active = t + dt > job.start && t < job.end;
+    job_racks_held_[j] = active ? static_cast<double>(job.rack_end - job.rack_begin) : 0.0;
+    if (!active) continue;
     const double speed = slowestSpeed(job.rack_begin, job.rack_end, job.compute_fraction, state);
     const Split split = runJob(j, t, t + dt, speed);
     addToRacks(job, split);
@@ -731,6 +891,7 @@ void WorkloadExecutor::writeRackDemands(std::size_t r, double P_gpu, double P_gp
   rack_written_[r] = 1;
   rack_last_P_[r] = P_gpu;
   rack_last_P_capped_[r] = P_gpu_capped;
+  if (scheduler_ && std::memcmp(shutdown, seen_shutdown, n) != 0) noteRackShutdown(r, shutdown, n);
   std::memcpy(seen_throttled, throttled, n);
   std::memcpy(seen_shutdown, shutdown, n);
   if (p.gpu_P_leakage > 0.0) {
@@ -774,6 +935,20 @@ void WorkloadExecutor::declareChannels(Recorder& recorder) {
                              std::move(ids)},
                  job_iterations_.data());
   }
+  if (scheduler_) {
+    std::vector<std::string> ids;
+    ids.reserve(jobs_.size());
+    for (const Job& job : jobs_)
+      ids.push_back(job.id);
+    recorder.add(ChannelInfo{"job", "racks_held", "1",
+                             "Racks the job held in the last sub-step (0 while queued or done)",
+                             std::move(ids)},
+                 job_racks_held_.data());
+    recorder.add(
+        ChannelInfo{
+            "site", "jobs_queued", "1", "Scheduled jobs submitted and waiting for racks", {}},
+        &jobs_queued_);
+  }
   if (!inference_.empty()) {
     std::vector<std::string> ids;
     ids.reserve(inference_racks_.size());
@@ -812,6 +987,28 @@ void WorkloadExecutor::summarise(Summary& summary) const {
                           "Tokens generated by inference", "", 1.0, 0.0});
   summary.add(SummaryItem{"mean_queueing_delay_s", meanQueueingDelay(),
                           "Mean inference queueing delay", "s", 1.0, 0.0});
+  summary.add(SummaryItem{"jobs_completed", static_cast<double>(jobsCompleted()),
+                          "Jobs run to their end", "", 1.0, 0.0});
+  summary.add(SummaryItem{"jobs_queued_at_end", static_cast<double>(jobsQueued()),
+                          "Scheduled jobs still queued at the end", "", 1.0, 0.0});
+  summary.add(SummaryItem{"mean_job_wait_s", meanJobWait(),
+                          "Mean wait of the started scheduled jobs", "s", 1.0, 0.0});
+  // Per scheduled job: start, wait and placement (one key per rack, as the summary holds
+  // numbers only).
+  for (std::size_t j = 0; j < jobs_.size(); ++j) {
+    const Job& job = jobs_[j];
+    if (!job.scheduled) continue;
+    const std::optional<double> start = jobStart(j);
+    summary.add(SummaryItem{"job_" + job.id + "_start_s", start, "Job " + job.id + ": start", "s",
+                            1.0, 0.0});
+    summary.add(SummaryItem{"job_" + job.id + "_wait_s",
+                            start ? std::optional<double>(*start - job.submit) : std::nullopt,
+                            "Job " + job.id + ": wait", "s", 1.0, 0.0});
+    for (const std::uint32_t r : jobRacks(j)) {
+      summary.add(SummaryItem{"job_" + job.id + "_rack_" + layout_.rack_ids[r], 1.0,
+                              "Job " + job.id + ": on rack " + layout_.rack_ids[r], "", 1.0, 0.0});
+    }
+  }
 }
 
 }  // namespace racktwin::core

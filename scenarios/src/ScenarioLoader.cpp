@@ -1230,15 +1230,71 @@ void readJobWindow(const MapReader& m, const core::SimulationSpec& sim, double& 
   duration = m.quantityOr("duration", Dimension::Time, sim.duration - start, Check::Positive);
 }
 
+/// A job sized in GPUs for the scheduler: `gpus` (whole racks), `submit` and a required
+/// `duration` (the runtime it requests), instead of `racks` and `start`.
+void readScheduledJob(const MapReader& m, const core::SimulationSpec& sim,
+                      const std::vector<core::RackSpec>& racks, core::TrainingJobSpec& job) {
+  if (m.has("racks")) {
+    m.fail("gpus", "give racks (named racks) or gpus (a size for the scheduler), not both");
+  }
+  if (m.has("start")) {
+    m.fail("start", "a job sized by gpus is started by the scheduler; give its submit time");
+  }
+  // Whole NVL72 domains: the size is a multiple of one rack's GPUs.
+  const auto gpusOf = [](const core::RackSpec& r) {
+    return r.type.compute_trays * r.type.gpus_per_tray;
+  };
+  const int per_rack = racks.empty() ? 0 : gpusOf(racks.front());
+  for (const core::RackSpec& r : racks) {
+    if (gpusOf(r) != per_rack) {
+      m.fail("gpus", "a job sized by gpus needs racks of one GPU count; rack '" + r.id.str()
+                         + "' has " + std::to_string(gpusOf(r)) + ", rack '"
+                         + racks.front().id.str() + "' " + std::to_string(per_rack));
+    }
+  }
+  const int gpus = m.integer("gpus", 1, 100'000'000);
+  if (per_rack <= 0 || gpus % per_rack != 0) {
+    m.fail("gpus", "expected a multiple of the " + std::to_string(per_rack)
+                       + " GPUs of a rack (jobs get whole racks), got " + std::to_string(gpus));
+  }
+  const std::size_t rack_count = static_cast<std::size_t>(gpus / per_rack);
+  if (rack_count > racks.size()) {
+    m.fail("gpus", "job '" + job.id + "' asks for " + std::to_string(gpus) + " GPUs ("
+                       + std::to_string(rack_count) + " racks), but the site has "
+                       + std::to_string(racks.size()) + " racks ("
+                       + std::to_string(racks.size() * static_cast<std::size_t>(per_rack))
+                       + " GPUs)");
+  }
+  job.gpus = static_cast<std::uint32_t>(gpus);
+  job.submit = m.quantityOr("submit", Dimension::Time, 0.0, Check::NonNegative);
+  if (job.submit >= sim.duration) {
+    m.fail("submit", "must be before the end of the simulation (" + seconds(sim.duration) + ")");
+  }
+  if (!m.has("duration")) {
+    m.fail("duration",
+           "required key is missing: a job sized by gpus runs for its duration, "
+           "the runtime the scheduler plans with");
+  }
+  job.duration = m.quantity("duration", Dimension::Time, Check::Positive);
+}
+
 core::TrainingJobSpec readJob(const MapReader& m, const core::SimulationSpec& sim,
                               const std::vector<core::RackSpec>& racks, IdRegistry& ids) {
-  m.restrictTo({"id", "type", "racks", "start", "duration", "iteration", "checkpoint", "failures"},
+  m.restrictTo({"id", "type", "racks", "gpus", "submit", "start", "duration", "iteration",
+                "checkpoint", "failures"},
                "in a training job");
   core::TrainingJobSpec job;
   job.id = m.id("id").str();
   ids.add(job.id, "job", m, "id");
-  job.racks = readJobRacks(m, racks, ids);
-  readJobWindow(m, sim, job.start, job.duration);
+  if (m.has("gpus")) {
+    readScheduledJob(m, sim, racks, job);
+  } else {
+    if (m.has("submit")) {
+      m.fail("submit", "only a job sized by gpus is queued; a job naming racks has a start");
+    }
+    job.racks = readJobRacks(m, racks, ids);
+    readJobWindow(m, sim, job.start, job.duration);
+  }
 
   const MapReader it =
       m.map("iteration", {"compute", "compute_power", "communication", "communication_power"});
@@ -1367,6 +1423,18 @@ core::InferenceJobSpec readInference(const MapReader& m, const core::SimulationS
 /// job uses all GPUs of its racks.
 void readWorkload(const MapReader& r, const std::string& scenario_path, core::SiteSpec& site,
                   IdRegistry& ids) {
+  // `scheduler`: the queue policy of the jobs sized by gpus (docs/scheduler.md).
+  if (const auto s = r.optionalMap("scheduler", {"policy"})) {
+    const std::string policy = s->string("policy", "fifo or backfill");
+    if (policy == "fifo") {
+      site.scheduler.policy = core::SchedulerSpec::Policy::Fifo;
+    } else if (policy == "backfill") {
+      site.scheduler.policy = core::SchedulerSpec::Policy::Backfill;
+    } else {
+      s->fail("policy", "expected fifo or backfill, got '" + policy + "'");
+    }
+    s->finish();
+  }
   const auto list = r.optionalList("workload", "jobs");
   if (!list) return;
   struct Held {
@@ -1376,9 +1444,9 @@ void readWorkload(const MapReader& r, const std::string& scenario_path, core::Si
   };
   std::vector<Held> held;
   for (std::size_t i = 0; i < list->size(); ++i) {
-    const MapReader m =
-        list->map(i, {"id", "type", "racks", "start", "duration", "iteration", "checkpoint",
-                      "failures", "trace", "arrivals", "server", "format", "interval"});
+    const MapReader m = list->map(
+        i, {"id", "type", "racks", "gpus", "submit", "start", "duration", "iteration", "checkpoint",
+            "failures", "trace", "arrivals", "server", "format", "interval"});
     const std::string type = m.string("type", "a workload type (training, inference or replay)");
     Held h;
     if (type == "training") {
@@ -1568,7 +1636,7 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   const MapReader r =
       MapReader::root(doc, {"racktwin_scenario", "name", "description", "data_dir", "simulation",
                             "coolant", "facility_water", "ambient", "room", "cdus", "rings",
-                            "racks", "workload", "electrical", "events"});
+                            "racks", "workload", "scheduler", "electrical", "events"});
   if (!r.has("racktwin_scenario")) {
     r.fail("racktwin_scenario",
            "required key is missing; a scenario file starts with "

@@ -327,6 +327,11 @@ struct TrainingJobSpec {
   // restart_duration.
   double failure_mtbf = 0.0;      // s
   double restart_duration = 0.0;  // s
+  // A scheduled job names no racks: it asks for `gpus` (a multiple of the GPUs of a rack, so
+  // whole racks) at `submit`; the scheduler (JobScheduler.hpp) chooses its racks and its start,
+  // and it runs for `duration`, which is also the runtime it requests.
+  std::uint32_t gpus = 0;  // 0 when `racks` names the racks
+  double submit = 0.0;     // s
 };
 
 /// One request of an inference trace (Azure LLM inference format: arrival, context and generated
@@ -375,6 +380,14 @@ struct ReplayJobSpec {
   std::vector<std::size_t> sample_begin;
   std::vector<double> times;
   std::vector<double> power;
+};
+
+/// The queue of the scheduled jobs (TrainingJobSpec::gpus > 0): first come, first served, or
+/// EASY backfill (a later job may start early when it does not delay the first job's
+/// reservation). See docs/scheduler.md.
+struct SchedulerSpec {
+  enum class Policy : std::uint8_t { Fifo, Backfill };
+  Policy policy = Policy::Backfill;
 };
 
 enum class EventKind : std::uint8_t {
@@ -426,6 +439,7 @@ struct SiteSpec {
   std::vector<SecondaryRingSpec> rings;
   std::vector<RackSpec> racks;
   std::vector<TrainingJobSpec> jobs;
+  SchedulerSpec scheduler;
   std::vector<InferenceJobSpec> inference_jobs;
   std::vector<ReplayJobSpec> replay_jobs;
   std::vector<EventSpec> events;

@@ -34,6 +34,14 @@
 // The demand is the trace's exact average over the sub-step (idle power for the part outside the
 // job), capped while throttled; no leakage is added (the measured power includes it).
 //
+// A scheduled training job (TrainingJobSpec::gpus > 0) names no racks: the JobScheduler queues
+// it at its submit time and places it on whole racks at a sub-step boundary (docs/scheduler.md);
+// it then runs for its duration like any other job. Jobs that name racks are fixed uses for the
+// scheduler. A rack with a shut-down GPU takes no new job. The scheduler runs only at events: a
+// submission, a job's end while jobs wait, a rack's state change (seen where the executor already
+// compares each rack's shutdown flags), so a sub-step without one costs one comparison. With
+// scheduled jobs the recorder gets job/racks_held and site/jobs_queued.
+//
 // Cost per sub-step: a rack whose averages, throttle and shutdown flags, junction temperatures
 // and speeds did not change since the last sub-step keeps the GPU demands already in SiteState
 // (checked by comparing a few hundred bytes per rack), so the executor must be the only writer of
@@ -42,11 +50,13 @@
 #include <cstdint>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "racktwin/core/InferenceJob.hpp"
+#include "racktwin/core/JobScheduler.hpp"
 #include "racktwin/core/Model.hpp"
 #include "racktwin/core/ReplayJob.hpp"
 #include "racktwin/core/SiteSpec.hpp"
@@ -57,8 +67,9 @@ namespace racktwin::core {
 class WorkloadExecutor final : public Model {
  public:
   /// `layout` must outlive the executor. Throws std::invalid_argument for a job naming an unknown
-  /// or repeated rack, invalid job timing or power fractions, or two jobs sharing a rack at the
-  /// same time (the scenario loader reports these first, with file and line).
+  /// or repeated rack, invalid job timing or power fractions, two jobs sharing a rack at the
+  /// same time, or a scheduled job whose GPUs do not fill whole racks of the site (the scenario
+  /// loader reports these first, with file and line).
   WorkloadExecutor(const SiteSpec& site, const SiteLayout& layout);
 
   std::string_view name() const override { return "workload"; }
@@ -82,6 +93,21 @@ class WorkloadExecutor final : public Model {
   double jobUptime(std::size_t job) const;
   std::uint64_t totalFailures() const noexcept;
 
+  /// Whether a training job is placed by the scheduler (it asked for GPUs, not racks).
+  bool jobScheduled(std::size_t job) const;
+  /// Submit time of a training job, s (its start when it names its racks).
+  double jobSubmit(std::size_t job) const;
+  /// Start time of a training job, s; nullopt while a scheduled job has not started.
+  std::optional<double> jobStart(std::size_t job) const;
+  /// Rack indices (SiteLayout) of a training job; empty while a scheduled job has not started.
+  std::span<const std::uint32_t> jobRacks(std::size_t job) const;
+  /// Jobs of every kind that ran to their end by the end of the last sub-step.
+  std::size_t jobsCompleted() const noexcept;
+  /// Scheduled jobs submitted before the end of the last sub-step and not started.
+  std::size_t jobsQueued() const noexcept;
+  /// Mean wait (start - submit) of the scheduled jobs that started, s; nullopt when none.
+  std::optional<double> meanJobWait() const noexcept;
+
   std::size_t replayJobCount() const noexcept { return replay_.size(); }
 
   std::size_t inferenceJobCount() const noexcept { return inference_.size(); }
@@ -94,8 +120,11 @@ class WorkloadExecutor final : public Model {
  private:
   struct Job {
     std::string id;
-    double start = 0.0;             // s
+    double start = 0.0;             // s (+inf while a scheduled job waits)
     double end = 0.0;               // s
+    bool scheduled = false;         // placed by the scheduler
+    double submit = 0.0;            // s, scheduled jobs
+    double duration = 0.0;          // s
     double compute_duration = 0.0;  // s at full speed
     double period = 0.0;            // s at full speed, compute + communication
     double compute_fraction = 0.0;
@@ -147,6 +176,10 @@ class WorkloadExecutor final : public Model {
   Split runJob(std::size_t j, double t0, double t1, double speed) noexcept;
   void runSchedule(std::size_t j, double a, double b, double speed, Split& split) noexcept;
   void drawFailure(Job& job, double from) noexcept;
+  /// A scheduling event at `now`: starts the jobs the scheduler places.
+  void runScheduler(double now) noexcept;
+  /// Tells the scheduler whether rack r has a shut-down GPU (a change wakes it).
+  void noteRackShutdown(std::size_t r, const std::uint8_t* shutdown, std::size_t n) noexcept;
   void train(std::size_t j, double t0, double t1, double speed, Split& split) noexcept;
   Split phaseAt(const Job& job, double time) const noexcept;
   /// Speed of the slowest GPU of racks job_racks_[begin, end), including a power cap below the
@@ -165,6 +198,13 @@ class WorkloadExecutor final : public Model {
 
   const SiteLayout& layout_;
   std::vector<Job> jobs_;
+  // The queue of the scheduled jobs (none when no job asks for GPUs); scheduled_jobs_[q] is the
+  // job of the scheduler's request q.
+  std::optional<JobScheduler> scheduler_;
+  std::vector<std::uint32_t> scheduled_jobs_;
+  double next_schedule_ = 0.0;  // s, the scheduler's next event
+  bool racks_changed_ = false;  // a rack's state changed since the last scheduling event
+  double last_time_ = 0.0;      // s, end of the last sub-step
   struct InferenceRacks {
     std::string id;
     std::uint32_t rack_begin = 0;  // job_racks_[rack_begin, rack_end)
@@ -194,6 +234,8 @@ class WorkloadExecutor final : public Model {
 
   // Recorder views: sized once in the constructor, never resized.
   std::vector<double> job_iterations_;
+  std::vector<double> job_racks_held_;
+  double jobs_queued_ = 0.0;
   std::vector<double> gpu_P_demand_;
   std::vector<double> inference_queue_, inference_in_service_, inference_tokens_per_s_;
   // Leakage excess per GPU and the junction temperature it was computed at: the temperature
