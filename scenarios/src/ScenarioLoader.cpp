@@ -241,6 +241,16 @@ class DataLibrary {
     return it->second;
   }
 
+  const core::ColdPlateSpec& coldPlate(const MapReader& ref, std::string_view key) {
+    const std::string type = ref.typeName(key);
+    auto it = cold_plates_.find(type);
+    if (it == cold_plates_.end()) {
+      it = cold_plates_.emplace(type, readColdPlate(open(kColdPlateKind, type, ref, key), type))
+               .first;
+    }
+    return it->second;
+  }
+
   const core::CduSpec& cdu(const MapReader& ref, std::string_view key) {
     const std::string type = ref.typeName(key);
     auto it = cdus_.find(type);
@@ -306,16 +316,6 @@ class DataLibrary {
   YamlDocument open(const DataKind& kind, const std::string& type, const MapReader& ref,
                     std::string_view key) const {
     return open(kind, type, ref.whereValue(key), ref.keyPath(key));
-  }
-
-  const core::ColdPlateSpec& coldPlate(const MapReader& ref, std::string_view key) {
-    const std::string type = ref.typeName(key);
-    auto it = cold_plates_.find(type);
-    if (it == cold_plates_.end()) {
-      it = cold_plates_.emplace(type, readColdPlate(open(kColdPlateKind, type, ref, key), type))
-               .first;
-    }
-    return it->second;
   }
 
   const PsuData& psu(const MapReader& ref, std::string_view key) {
@@ -446,14 +446,33 @@ class DataLibrary {
   core::ColdPlateSpec readColdPlate(const YamlDocument& doc, const std::string& type) {
     const MapReader r =
         MapReader::root(doc, {"racktwin_data", "kind", "description", "thermal_resistance",
-                              "minimum_flow", "pressure_drop", "volume", "reference_curve"});
+                              "minimum_flow", "pressure_drop", "volume", "reference_curve", "cfd"});
     readHeader(r, kColdPlateKind);
     core::ColdPlateSpec c;
     c.type = type;
-    const MapReader t = r.map("thermal_resistance", {"constant", "flow_coefficient_K_m3_per_W_s"});
+    // Either the OCP form R = constant + b / V (b in K/W x m3/s), or a fitted power law
+    // R = constant + flow_term (V / reference_flow)^-flow_exponent (racktwin cfd coldplate).
+    const MapReader t =
+        r.map("thermal_resistance", {"constant", "flow_coefficient_K_m3_per_W_s", "flow_term",
+                                     "reference_flow", "flow_exponent"});
     c.R_constant = t.quantity("constant", Dimension::ThermalResistance, Check::NonNegative);
-    c.R_flow = t.number("flow_coefficient_K_m3_per_W_s", Check::Positive);
+    if (t.has("flow_coefficient_K_m3_per_W_s")) {
+      t.restrictTo({"constant", "flow_coefficient_K_m3_per_W_s"},
+                   "with flow_coefficient_K_m3_per_W_s (the power-law form uses flow_term, "
+                   "reference_flow and flow_exponent instead)");
+      c.R_flow = t.number("flow_coefficient_K_m3_per_W_s", Check::Positive);
+    } else {
+      const double term = t.quantity("flow_term", Dimension::ThermalResistance, Check::Positive);
+      const double V_ref = t.quantity("reference_flow", Dimension::VolumeFlow, Check::Positive);
+      c.R_flow_exponent = t.number("flow_exponent", Check::Positive);
+      if (c.R_flow_exponent > 5.0) {
+        t.fail("flow_exponent",
+               "expected an exponent in (0, 5], got " + std::to_string(c.R_flow_exponent));
+      }
+      c.R_flow = term * std::pow(V_ref, c.R_flow_exponent);
+    }
     t.finish();
+    r.optionalRecord("cfd", "the provenance of a CFD-derived curve");
     c.V_flow_min = r.quantity("minimum_flow", Dimension::VolumeFlow, Check::Positive);
     c.dp = readDrop(r.map("pressure_drop", {"nominal", "at_flow", "exponent"}));
     c.volume = r.quantity("volume", Dimension::Volume, Check::Positive);
@@ -1066,7 +1085,7 @@ std::vector<core::RackSpec> readRacks(const MapReader& r, DataLibrary& lib, IdRe
   for (std::size_t i = 0; i < list.size(); ++i) {
     const MapReader m =
         list.map(i, {"id", "type", "cdu", "gpu_power_limit", "gpu_slowdown_temperature",
-                     "gpu_slowdown_release_temperature"});
+                     "gpu_slowdown_release_temperature", "gpu_cold_plate"});
     core::RackSpec rack;
     rack.id = m.id("id");
     ids.add(rack.id.str(), "rack", m, "id");
@@ -1083,6 +1102,8 @@ std::vector<core::RackSpec> readRacks(const MapReader& r, DataLibrary& lib, IdRe
       }
     }
     core::ChipSpec& gpu = rack.type.gpu;
+    // A what-if or a CFD-derived curve (racktwin cfd coldplate) in place of the type's GPU plate.
+    if (m.has("gpu_cold_plate")) gpu.cold_plate = lib.coldPlate(m, "gpu_cold_plate");
     gpu.P_max = m.quantityOr("gpu_power_limit", Dimension::Power, gpu.P_max, Check::Positive);
     if (gpu.P_max <= gpu.P_idle) {
       m.fail("gpu_power_limit",

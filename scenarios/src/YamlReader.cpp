@@ -377,6 +377,14 @@ std::optional<MapReader> MapReader::optionalMap(
   return MapReader(file_, e->value, keyPath(key), allowed, e->key_mark);
 }
 
+void MapReader::optionalRecord(std::string_view key, std::string_view what) const {
+  markUsed(key);
+  const Entry* e = find(key);
+  if (e != nullptr && !e->value.IsMap()) {
+    fail(key, "expected a map (" + std::string(what) + "), got " + nodeKind(e->value));
+  }
+}
+
 ListReader MapReader::list(std::string_view key, std::string_view expected) const {
   const Entry& e = require(key, "a list of " + std::string(expected));
   if (!e.value.IsSequence()) {

@@ -106,6 +106,9 @@ class MapReader {
   MapReader map(std::string_view key, std::initializer_list<std::string_view> allowed) const;
   std::optional<MapReader> optionalMap(std::string_view key,
                                        std::initializer_list<std::string_view> allowed) const;
+  /// Checks that an optional key holds a map and leaves its content unread: records a tool keeps
+  /// beside the data (provenance) that the model does not use.
+  void optionalRecord(std::string_view key, std::string_view what) const;
   ListReader list(std::string_view key, std::string_view expected) const;
   std::optional<ListReader> optionalList(std::string_view key, std::string_view expected) const;
   /// True when the key is present and its value is a scalar (for "racks: all" or a list).

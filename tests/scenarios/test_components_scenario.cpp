@@ -275,3 +275,56 @@ TEST_CASE("without a standby the default rack's flow stays stopped and GPUs thro
   CHECK(std::abs(r.flow_after) < 1e-9);
   CHECK(r.throttled_s > 0.0);
 }
+
+namespace {
+// The OCP plate rewritten in the power-law form a CFD curve uses.
+const std::string kOcpResistance = R"(thermal_resistance:
+  constant: 0.0161661 K/W  # [C] least-squares fit R = a + b/V to the OCP OAI PG25 curve (Chen et al. 2023), within -4.5 %/+1.4 % (gb300_nvl72.md §2b)
+  flow_coefficient_K_m3_per_W_s: 1.398728e-7  # [C] same fit, b in K/W x m3/s (V_flow in m3/s) (gb300_nvl72.md §2b))";
+
+const std::string kScenarioCfdPlate =
+    replaced(kScenario, "cdu: row1/cdu1}", "cdu: row1/cdu1, gpu_cold_plate: ocp-power-law}");
+}  // namespace
+
+TEST_CASE("a cold plate in the power-law form R = a + b (V/V_ref)^-n, named by a rack",
+          "[scenarios]") {
+  // R(V) = 0.012 + 0.010 (V / 1 L/min)^-0.8 K/W, the form racktwin cfd coldplate writes.
+  const DataCopy data("cold-plates/ocp-oai-1kw-pg25.yaml", kOcpResistance,
+                      "thermal_resistance: {constant: 0.012 K/W, flow_term: 0.010 K/W, "
+                      "reference_flow: 1 L/min, flow_exponent: 0.8}\ncfd: {program: test}");
+  // The rewritten plate under its own name; the OCP plate itself back as shipped.
+  fs::copy_file(data.file(), fs::path(data.file()).parent_path() / "ocp-power-law.yaml");
+  std::ofstream(data.file(), std::ios::binary | std::ios::trunc)
+      << readText(sourcePath("data/cold-plates/ocp-oai-1kw-pg25.yaml"));
+  const SiteSpec site = data.load(kScenarioCfdPlate);
+  const auto& plate = site.racks.at(0).type.gpu.cold_plate;
+  CHECK(plate.type == "ocp-power-law");
+  CHECK(plate.resistance(1.0 * kLpm) == Approx(0.022).epsilon(1e-12));
+  CHECK(plate.resistance(2.0 * kLpm) == Approx(0.012 + 0.010 * std::pow(2.0, -0.8)).epsilon(1e-12));
+  // Below the minimum flow (0.2 L/min in the file) the resistance stays finite and flat.
+  CHECK(plate.resistance(0.0) == Approx(plate.resistance(0.2 * kLpm)).epsilon(1e-12));
+  // The CPU plates keep the rack type's OCP curve: R = a + b / V.
+  const auto& cpu = site.racks.at(0).type.cpu.cold_plate;
+  CHECK(cpu.resistance(1.0 * kLpm) == Approx(0.0161661 + 1.398728e-7 / kLpm).epsilon(1e-9));
+}
+
+TEST_CASE("a cold plate takes one resistance form and a positive exponent", "[scenarios]") {
+  SECTION("both forms at once") {
+    const DataCopy data("cold-plates/ocp-oai-1kw-pg25.yaml", kOcpResistance,
+                        "thermal_resistance: {constant: 0.012 K/W, flow_term: 0.010 K/W, "
+                        "flow_coefficient_K_m3_per_W_s: 1e-7}");
+    CHECK_THROWS_WITH(data.load(), Catch::Contains("thermal_resistance.flow_term")
+                                       && Catch::Contains("ocp-oai-1kw-pg25.yaml"));
+  }
+  SECTION("a negative exponent") {
+    const DataCopy data("cold-plates/ocp-oai-1kw-pg25.yaml", kOcpResistance,
+                        "thermal_resistance: {constant: 0.012 K/W, flow_term: 0.010 K/W, "
+                        "reference_flow: 1 L/min, flow_exponent: -0.8}");
+    CHECK_THROWS_WITH(data.load(), Catch::Contains("thermal_resistance.flow_exponent"));
+  }
+  SECTION("provenance that is not a map") {
+    const DataCopy data("cold-plates/ocp-oai-1kw-pg25.yaml", kOcpResistance,
+                        kOcpResistance + "\ncfd: 3");
+    CHECK_THROWS_WITH(data.load(), Catch::Contains("cfd") && Catch::Contains("expected a map"));
+  }
+}

@@ -135,9 +135,7 @@ void CoolingModel::Impl::updateHydraulics(Loop& loop, double t) {
 void CoolingModel::Impl::updateDieResistances(const Loop& loop) {
   const std::span<const double> V = loop.solver->V_flow();
   for (std::uint32_t d = loop.die_begin; d < loop.die_end; ++d) {
-    const core::ColdPlateSpec& plate = dies[d].spec->cold_plate;
-    const double V_plate = std::max(std::abs(V[dies[d].link]), plate.V_flow_min);
-    die_R[d] = plate.R_constant + plate.R_flow / V_plate;
+    die_R[d] = dies[d].spec->cold_plate.resistance(V[dies[d].link]);
   }
 }
 

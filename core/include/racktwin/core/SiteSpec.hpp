@@ -2,6 +2,8 @@
 // SiteSpec: the validated, plain-data description of a site that scenarios::load produces from a
 // scenario file and the component data it names. Every quantity is SI (K, Pa, m, m3, m3/s, kg/s,
 // W, J, s). The models are built from a SiteSpec and never see the YAML.
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -47,15 +49,24 @@ struct PipeSpec {
   int cells = 1;
 };
 
-/// A cold plate: thermal resistance from case to coolant inlet R = R_constant + R_flow / V_flow
-/// (fit to the OCP OAI cold-plate curve), V_flow clamped below at V_flow_min; pressure drop law.
+/// A cold plate: thermal resistance from case to coolant inlet
+/// R = R_constant + R_flow * V_flow^-R_flow_exponent (the OCP OAI fit has exponent 1; curves
+/// from CFD fit their own), V_flow clamped below at V_flow_min; pressure drop law.
 struct ColdPlateSpec {
   std::string type;         // data name, e.g. "ocp-oai-1kw-pg25"
   double R_constant = 0.0;  // K/W
-  double R_flow = 0.0;      // K/W * m3/s
+  double R_flow = 0.0;      // K/W * (m3/s)^R_flow_exponent
   double V_flow_min = 0.0;  // m3/s
   PowerLawDrop dp;
-  double volume = 0.0;  // m3 of coolant inside the plate
+  double volume = 0.0;           // m3 of coolant inside the plate
+  double R_flow_exponent = 1.0;  // > 0 (last, so brace initialisers of the OCP form still hold)
+
+  /// K/W at a volume flow (either direction; clamped below at V_flow_min).
+  double resistance(double V_flow) const noexcept {
+    const double V = std::max(V_flow < 0.0 ? -V_flow : V_flow, V_flow_min);
+    return R_flow_exponent == 1.0 ? R_constant + R_flow / V
+                                  : R_constant + R_flow * std::pow(V, -R_flow_exponent);
+  }
 };
 
 /// A liquid-cooled chip (GPU, CPU, NVSwitch) as a lumped case node on its cold plate.
