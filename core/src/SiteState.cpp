@@ -65,6 +65,7 @@ void SiteState::resize(const SiteLayout& layout, double T_initial) {
   gpu_shutdown.assign(g, 0);
   gpu_speed.assign(g, 1.0);
   rack_gpu_P_limit.assign(layout.rack_count, std::numeric_limits<double>::infinity());
+  rack_powered.assign(layout.rack_count, 1);
   for (auto* v : {&cpu_P_demand, &cpu_P, &cpu_E_step})
     v->assign(layout.cpu_count, 0.0);
   for (auto* v : {&switch_P_demand, &switch_P, &switch_E_step})

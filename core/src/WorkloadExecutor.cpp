@@ -290,6 +290,7 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
   }
 
   rack_busy_.assign(layout.rack_count, 0.0);
+  rack_shut_down_.assign(layout.rack_count, 0);
   rack_gpu_E_.assign(layout.rack_count, 0.0);
   rack_gpu_E_capped_.assign(layout.rack_count, 0.0);
   job_iterations_.assign(jobs_.size(), 0.0);
@@ -468,6 +469,7 @@ void WorkloadExecutor::initialize(SiteState& state) {
       const std::size_t g0 = layout_.rack_gpu_begin[r];
       noteRackShutdown(r, state.gpu_shutdown.data() + g0, layout_.rack_gpu_begin[r + 1] - g0);
     }
+    noteRacksDown(state);
     runScheduler(state.time);
   }
   for (ReplayJob& job : replay_)
@@ -515,10 +517,19 @@ void WorkloadExecutor::noteRackShutdown(std::size_t r, const std::uint8_t* shutd
   bool down = false;
   for (std::size_t k = 0; k < n; ++k)
     down = down || shutdown[k] != 0;
-  const auto rack = static_cast<std::uint32_t>(r);
-  if (down != scheduler_->rackDown(rack)) {
-    scheduler_->setRackDown(rack, down);
-    racks_changed_ = true;
+  rack_shut_down_[r] = down ? 1 : 0;
+}
+
+// A rack takes no new job while one of its GPUs is shut down or the rack has lost power: O(racks)
+// per sub-step, and the scheduler runs only when a rack's state flips.
+void WorkloadExecutor::noteRacksDown(const SiteState& state) noexcept {
+  for (std::size_t r = 0; r < layout_.rack_count; ++r) {
+    const bool down = rack_shut_down_[r] != 0 || state.rack_powered[r] == 0;
+    const auto rack = static_cast<std::uint32_t>(r);
+    if (down != scheduler_->rackDown(rack)) {
+      scheduler_->setRackDown(rack, down);
+      racks_changed_ = true;
+    }
   }
 }
 
@@ -526,6 +537,7 @@ void WorkloadExecutor::advance(double t, double dt, SiteState& state) {
   RACKTWIN_ASSERT(dt > 0.0, "advance needs dt > 0");
   // Scheduling events fall on sub-step boundaries: a job submitted, or racks freed, inside a
   // sub-step starts at the next one.
+  if (scheduler_) noteRacksDown(state);
   if (scheduler_ && (racks_changed_ || t + timeTolerance(t) >= next_schedule_)) runScheduler(t);
   last_time_ = t + dt;
   clearRackSums();

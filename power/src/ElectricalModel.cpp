@@ -315,6 +315,7 @@ void ElectricalModel::solve(double dt, core::SiteState& state) {
       flushRackEnergy(r, state);  // at the powers held until now
       rack_solved_shelves_[r] = rack_live_shelves_[r];
       rack_powered_[r] = powered ? 1 : 0;
+      state.rack_powered[r] = rack_powered_[r];
       double P_dc = 0.0;
       for (std::size_t g = g0; g < g1; ++g) {
         const double P = powered ? state.gpu_P_demand[g] : 0.0;

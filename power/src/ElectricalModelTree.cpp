@@ -179,6 +179,7 @@ void ElectricalModel::commitRack(std::size_t r, double t, double dt, core::SiteS
         static_cast<int>(r), static_cast<double>(g1 - g0));
     rack_powered_[r] = k.powered ? 1 : 0;
   }
+  state.rack_powered[r] = rack_powered_[r];
 
   const double P_ac = k.P_ac_a + k.P_ac_b;
   const double P_feed_loss = dist_->rackFeedLoss(r);

@@ -348,6 +348,30 @@ TEST_CASE("The executor skips a rack with a shut-down GPU for new jobs", "[workl
   CHECK(r.racks(2) == std::vector<std::string>{"row1/rack02", "row1/rack04"});
 }
 
+TEST_CASE("The executor skips a rack without power for new jobs until it is repowered",
+          "[workload][scheduler]") {
+  // Rack 1 is unpowered (both feeds lost, as the electrical model reports it) from the start
+  // until 30 s. `one` (1 rack, at 0 s) goes to rack 2; `two` (2 racks, at 10 s) cannot use rack 1
+  // and takes racks 3-4; `late` (1 rack, at 40 s) finds rack 1 powered again and takes it.
+  core::SiteSpec site = test::gb300Site(4);
+  site.jobs.push_back(sized("one", 72, 0.0, 100.0));
+  site.jobs.push_back(sized("two", 144, 10.0, 100.0));
+  site.jobs.push_back(sized("late", 72, 40.0, 100.0));
+  Run r(site);
+  r.state.rack_powered[0] = 0;
+  r.executor.initialize(r.state);
+  for (int i = 0; i < 60; ++i) {
+    const double t = i;
+    if (t == 30.0) r.state.rack_powered[0] = 1;
+    r.state.time = t;
+    r.executor.advance(t, 1.0, r.state);
+  }
+  CHECK(r.racks(0) == std::vector<std::string>{"row1/rack02"});
+  CHECK(r.racks(1) == std::vector<std::string>{"row1/rack03", "row1/rack04"});
+  CHECK(r.executor.jobStart(2) == Approx(40.0));
+  CHECK(r.racks(2) == std::vector<std::string>{"row1/rack01"});
+}
+
 TEST_CASE("The same seed gives the same schedule and results", "[workload][scheduler]") {
   core::SiteSpec site = test::gb300Site(4);
   for (int k = 0; k < 6; ++k) {

@@ -66,6 +66,8 @@ struct SiteState {
   /// W per GPU: the power limit of the rack's GPUs now (profile and cap, electrical model);
   /// infinity when nothing limits them below their own power limit.
   std::vector<double> rack_gpu_P_limit;
+  /// 1 while the rack's power shelves have a live supply (electrical model); 0 when it lost power.
+  std::vector<std::uint8_t> rack_powered;
 
   /// Sizes every array for the layout and fills neutral values (T = T_initial, speed 1).
   void resize(const SiteLayout& layout, double T_initial);

@@ -180,6 +180,8 @@ class WorkloadExecutor final : public Model {
   void runScheduler(double now) noexcept;
   /// Tells the scheduler whether rack r has a shut-down GPU (a change wakes it).
   void noteRackShutdown(std::size_t r, const std::uint8_t* shutdown, std::size_t n) noexcept;
+  void noteRacksDown(const SiteState& state) noexcept;
+  std::vector<std::uint8_t> rack_shut_down_;  // per rack: a GPU of it is shut down
   void train(std::size_t j, double t0, double t1, double speed, Split& split) noexcept;
   Split phaseAt(const Job& job, double time) const noexcept;
   /// Speed of the slowest GPU of racks job_racks_[begin, end), including a power cap below the
