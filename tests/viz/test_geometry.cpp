@@ -1,0 +1,120 @@
+// Site geometry: the racks, CDUs and pipes a scenario lays out (docs/viz.md).
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include <vtkPolyData.h>
+#include "ScenePolyData.hpp"
+#include "racktwin/scenarios/ScenarioLoader.hpp"
+#include "racktwin/viz/SiteGeometry.hpp"
+
+using namespace racktwin;
+using Catch::Matchers::WithinAbs;
+
+namespace {
+
+bool overlap(const viz::Box& a, const viz::Box& b) {
+  for (int i = 0; i < 3; ++i) {
+    if (a.max[i] <= b.min[i] + 1e-9 || b.max[i] <= a.min[i] + 1e-9) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("the 64-rack cluster lays out 64 rack boxes in 8 rows with a CDU at each row start",
+          "[viz]") {
+  const core::SiteSpec site =
+      scenarios::loadScenario(RACKTWIN_SOURCE_DIR "/scenarios/cluster-64-racks.yaml");
+  const viz::SiteGeometry g = viz::SiteGeometry::build(site);
+  REQUIRE(g.rackCount() == 64);
+  REQUIRE(g.cduCount() == 8);
+  CHECK(g.rowCount() == 8);
+  for (std::size_t r = 0; r < g.rackCount(); ++r) {
+    const viz::RackPlacement& rack = g.racks()[r];
+    CHECK(rack.id == site.racks[r].id.str());  // the recorder's entity ids, in scenario order
+    CHECK_THAT(rack.box.max[0] - rack.box.min[0], WithinAbs(0.6, 1e-12));
+    CHECK_THAT(rack.box.max[2] - rack.box.min[2], WithinAbs(2.3, 1e-12));
+    CHECK(rack.box.min[2] == 0.0);
+    for (std::size_t s = r + 1; s < g.rackCount(); ++s)
+      CHECK_FALSE(overlap(rack.box, g.racks()[s].box));
+    // Its CDU stands at the start of its row, beside rack01.
+    REQUIRE(rack.cdu >= 0);
+    const viz::Box& cdu = g.cdus()[static_cast<std::size_t>(rack.cdu)].box;
+    CHECK(cdu.max[0] < rack.box.min[0]);
+    CHECK(cdu.min[1] == rack.box.min[1]);
+    CHECK(g.cdus()[static_cast<std::size_t>(rack.cdu)].id == site.racks[r].cdu);
+  }
+  // Rows hold eight racks each.
+  std::vector<int> per_row(8, 0);
+  for (const auto& rack : g.racks())
+    ++per_row[static_cast<std::size_t>(rack.row)];
+  for (int n : per_row)
+    CHECK(n == 8);
+
+  // Bounds: racks span 8 x 0.6 m along x from 0, rows 7 x 3.6 + 1.2 m across.
+  const viz::Box b = g.bounds();
+  CHECK(b.max[0] >= 4.8 - 1e-12);
+  CHECK(b.min[0] <= -0.9 + 1e-12);  // the CDUs
+  CHECK_THAT(g.racks().back().box.max[1], WithinAbs(7 * 3.6 + 1.2, 1e-9));
+  CHECK(b.min[2] == 0.0);
+
+  // Pipes (reverse-return headers): per row 8 supply segments, 7 return segments and a return
+  // leg, a hose pair per rack; with the facility loop 4 pipes per CDU.
+  CHECK(g.pipeCount() == 8 * (8 + 7 + 1 + 16) + 8 * 4);
+  std::multiset<std::uint32_t> supplied;
+  for (const viz::PipePlacement& pipe : g.pipes()) {
+    REQUIRE(pipe.points.size() >= 2);
+    if (pipe.id.ends_with("/supply_header/1") || pipe.id.ends_with("/return_leg")) {
+      CHECK(pipe.racks.size() == 8);  // the first supply segment and the leg carry the whole row
+    }
+    if (pipe.id.ends_with("/supply") && pipe.racks.size() == 1) supplied.insert(pipe.racks[0]);
+  }
+  for (std::uint32_t r = 0; r < 64; ++r)
+    CHECK(supplied.count(r) == 1);  // one hose each
+
+  // Polydata: 6 quads and 8 points per box, each cell naming its rack.
+  const auto boxes = viz::makeBoxes(g, false);
+  CHECK(boxes->GetNumberOfCells() == 64 * 6);
+  CHECK(boxes->GetNumberOfPoints() == 64 * 8);
+  double pb[6];
+  boxes->GetBounds(pb);
+  CHECK_THAT(pb[0], WithinAbs(0.0, 1e-12));
+  CHECK_THAT(pb[1], WithinAbs(4.8, 1e-12));
+  CHECK_THAT(pb[5], WithinAbs(2.3, 1e-12));
+  const auto tubes = viz::makePipeTubes(g);
+  CHECK(tubes->GetNumberOfCells() > static_cast<vtkIdType>(g.pipeCount()));
+}
+
+TEST_CASE("a ring's CDUs stand at the ends of the rows that follow them in tap order", "[viz]") {
+  const core::SiteSpec site =
+      scenarios::loadScenario(RACKTWIN_SOURCE_DIR "/scenarios/ring-16-racks.yaml");
+  const viz::SiteGeometry g = viz::SiteGeometry::build(site);
+  REQUIRE(g.rackCount() == 16);
+  REQUIRE(g.cduCount() == 3);
+  CHECK(g.rowCount() == 2);  // no extra row: cdu1 and cdu2 at row starts, cdu3 at row 2's end
+  const viz::Box& cdu3 = g.cdus()[2].box;
+  CHECK(cdu3.min[0] > g.racks()[15].box.max[0]);
+  CHECK(cdu3.min[1] == g.racks()[15].box.min[1]);
+  // Ring mains: one supply and one return segment per tap (19 taps), closed.
+  std::size_t mains = 0;
+  for (const viz::PipePlacement& pipe : g.pipes()) {
+    if (pipe.id.starts_with("hall/ring1/")) {
+      ++mains;
+      CHECK_FALSE(pipe.flow_known);
+    }
+  }
+  CHECK(mains == 2 * 19);
+}
+
+TEST_CASE("without a scenario racks are grouped in rows by id prefix", "[viz]") {
+  const viz::SiteGeometry g =
+      viz::SiteGeometry::fromIds({"a/r1", "a/r2", "b/r1", "b/r2", "b/r3"}, {"b/cdu", "lonely"});
+  CHECK(g.rowCount() == 3);  // rows a and b, and the CDU without a row
+  CHECK(g.racks()[2].row == 1);
+  CHECK(g.cdus()[0].box.max[0] < g.racks()[2].box.min[0]);  // at row b's start
+  CHECK(g.cdus()[1].box.min[1] > g.racks()[4].box.max[1]);  // after the rows
+  CHECK(g.findRack("b/r3") == 4);
+  CHECK(g.findRack("c") == -1);
+  CHECK(g.entityId(g.cduEntity(1)) == "lonely");
+}

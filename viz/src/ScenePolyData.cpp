@@ -1,0 +1,135 @@
+#include "ScenePolyData.hpp"
+
+#include <vtkCellArray.h>
+#include <vtkCellData.h>
+#include <vtkDoubleArray.h>
+#include <vtkIntArray.h>
+#include <vtkNew.h>
+#include <vtkPointData.h>
+#include <vtkPoints.h>
+#include <vtkPolyData.h>
+#include <vtkStringArray.h>
+#include <vtkTubeFilter.h>
+
+namespace racktwin::viz {
+namespace {
+
+// Corner k of a box: bit 0 picks x, bit 1 y, bit 2 z.
+Point3 corner(const Box& b, int k) {
+  return {(k & 1) ? b.max[0] : b.min[0], (k & 2) ? b.max[1] : b.min[1],
+          (k & 4) ? b.max[2] : b.min[2]};
+}
+
+// The six faces as corner indices, counter-clockwise seen from outside.
+constexpr vtkIdType kFaces[6][4] = {
+    {0, 2, 3, 1},  // z min
+    {4, 5, 7, 6},  // z max
+    {0, 1, 5, 4},  // y min
+    {2, 6, 7, 3},  // y max
+    {0, 4, 6, 2},  // x min
+    {1, 3, 7, 5},  // x max
+};
+
+vtkSmartPointer<vtkIntArray> entityArray() {
+  auto entity = vtkSmartPointer<vtkIntArray>::New();
+  entity->SetName(kEntityIndexArray);
+  return entity;
+}
+
+}  // namespace
+
+vtkSmartPointer<vtkPolyData> makeBoxes(const SiteGeometry& geometry, bool cdus) {
+  const std::size_t n = cdus ? geometry.cduCount() : geometry.rackCount();
+  vtkNew<vtkPoints> points;
+  points->SetDataTypeToDouble();
+  points->Allocate(static_cast<vtkIdType>(8 * n));
+  vtkNew<vtkCellArray> polys;
+  auto entity = entityArray();
+  entity->Allocate(static_cast<vtkIdType>(6 * n));
+  for (std::size_t i = 0; i < n; ++i) {
+    const Box& box = cdus ? geometry.cdus()[i].box : geometry.racks()[i].box;
+    const vtkIdType base = points->GetNumberOfPoints();
+    for (int k = 0; k < 8; ++k) {
+      const Point3 p = corner(box, k);
+      points->InsertNextPoint(p.data());
+    }
+    const auto e = static_cast<int>(cdus ? geometry.cduEntity(i) : geometry.rackEntity(i));
+    for (const auto& face : kFaces) {
+      const vtkIdType ids[4] = {base + face[0], base + face[1], base + face[2], base + face[3]};
+      polys->InsertNextCell(4, ids);
+      entity->InsertNextValue(e);
+    }
+  }
+  auto data = vtkSmartPointer<vtkPolyData>::New();
+  data->SetPoints(points);
+  data->SetPolys(polys);
+  data->GetCellData()->AddArray(entity);
+  return data;
+}
+
+vtkSmartPointer<vtkPolyData> makePipeLines(const SiteGeometry& geometry) {
+  vtkNew<vtkPoints> points;
+  points->SetDataTypeToDouble();
+  vtkNew<vtkCellArray> lines;
+  vtkNew<vtkDoubleArray> radius;
+  radius->SetName("radius");
+  auto entity = entityArray();
+  for (std::size_t p = 0; p < geometry.pipeCount(); ++p) {
+    const PipePlacement& pipe = geometry.pipes()[p];
+    lines->InsertNextCell(static_cast<vtkIdType>(pipe.points.size()));
+    for (const Point3& q : pipe.points) {
+      lines->InsertCellPoint(points->InsertNextPoint(q.data()));
+      radius->InsertNextValue(pipe.radius);
+    }
+    entity->InsertNextValue(static_cast<int>(geometry.pipeEntity(p)));
+  }
+  auto data = vtkSmartPointer<vtkPolyData>::New();
+  data->SetPoints(points);
+  data->SetLines(lines);
+  data->GetPointData()->AddArray(radius);
+  data->GetCellData()->AddArray(entity);
+  return data;
+}
+
+vtkSmartPointer<vtkPolyData> makePipeTubes(const SiteGeometry& geometry) {
+  auto tubes = vtkSmartPointer<vtkPolyData>::New();
+  if (geometry.pipeCount() == 0) {
+    tubes->SetPoints(vtkNew<vtkPoints>{});
+    tubes->GetCellData()->AddArray(entityArray());
+    return tubes;
+  }
+  vtkSmartPointer<vtkPolyData> lines = makePipeLines(geometry);
+  lines->GetPointData()->SetActiveScalars("radius");
+  vtkNew<vtkTubeFilter> filter;
+  filter->SetInputData(lines);
+  filter->SetVaryRadiusToVaryRadiusByAbsoluteScalar();
+  filter->SetNumberOfSides(12);
+  filter->CappingOn();
+  filter->Update();
+  tubes->DeepCopy(filter->GetOutput());
+  tubes->GetPointData()->SetActiveScalars(nullptr);
+  return tubes;
+}
+
+void addQuantityArrays(vtkPolyData& data, const SiteGeometry& geometry, const Frame& frame) {
+  auto* entity = vtkIntArray::SafeDownCast(data.GetCellData()->GetArray(kEntityIndexArray));
+  const vtkIdType cells = data.GetNumberOfCells();
+  for (const Quantity q : kAllQuantities) {
+    vtkNew<vtkDoubleArray> values;
+    values->SetName(std::string(quantityInfo(q).array_name).c_str());
+    values->SetNumberOfTuples(cells);
+    for (vtkIdType c = 0; c < cells; ++c) {
+      values->SetValue(c, frame.value(q, static_cast<std::size_t>(entity->GetValue(c))));
+    }
+    data.GetCellData()->AddArray(values);
+  }
+  vtkNew<vtkStringArray> ids;
+  ids->SetName(kEntityIdArray);
+  ids->SetNumberOfValues(cells);
+  for (vtkIdType c = 0; c < cells; ++c) {
+    ids->SetValue(c, geometry.entityId(static_cast<std::size_t>(entity->GetValue(c))));
+  }
+  data.GetCellData()->AddArray(ids);
+}
+
+}  // namespace racktwin::viz

@@ -1,0 +1,27 @@
+#pragma once
+// VTK polydata of a SiteGeometry, shared by the scene and the exporter. Every cell carries an
+// Int32 "entity_index" array (the SiteGeometry entity it draws), so per-entity values reach
+// the cells by one indexed copy.
+#include <vtkSmartPointer.h>
+
+#include "racktwin/viz/Frame.hpp"
+#include "racktwin/viz/SiteGeometry.hpp"
+
+class vtkPolyData;
+
+namespace racktwin::viz {
+
+inline constexpr const char* kEntityIndexArray = "entity_index";
+inline constexpr const char* kEntityIdArray = "entity_id";
+
+/// Racks (cdus == false) or CDUs as boxes: 8 points and 6 outward-facing quads per box.
+vtkSmartPointer<vtkPolyData> makeBoxes(const SiteGeometry& geometry, bool cdus);
+/// Pipes as polylines, one cell per pipe, with a point array "radius" (m).
+vtkSmartPointer<vtkPolyData> makePipeLines(const SiteGeometry& geometry);
+/// Pipes as closed tubes (a static copy of vtkTubeFilter's output, radius per pipe).
+vtkSmartPointer<vtkPolyData> makePipeTubes(const SiteGeometry& geometry);
+/// Adds one cell array of doubles per Quantity (QuantityInfo::array_name) from `frame`, and the
+/// "entity_id" string array; replaces arrays of those names.
+void addQuantityArrays(vtkPolyData& data, const SiteGeometry& geometry, const Frame& frame);
+
+}  // namespace racktwin::viz
