@@ -42,11 +42,7 @@ int main(int argc, char** argv) {
       "Simulate from 0 to --time with tank levels following their inflow (EPANET's extended "
       "period); without it the tanks stay at their file levels");
 
-  std::vector<Subcommand> more;
-#ifdef RACKTWIN_WITH_CFD
-  for (Subcommand& command : addCfdCommands(app))
-    more.push_back(std::move(command));
-#endif
+  std::vector<Subcommand> more = addCfdCommands(app);
 #ifdef RACKTWIN_WITH_VIZ
   for (Subcommand& command : addVtkCommands(app))
     more.push_back(std::move(command));

@@ -328,3 +328,43 @@ TEST_CASE("a cold plate takes one resistance form and a positive exponent", "[sc
     CHECK_THROWS_WITH(data.load(), Catch::Contains("cfd") && Catch::Contains("expected a map"));
   }
 }
+
+namespace {
+/// The number before the unit on the line of `key` in a data file's text ("  constant: 0.012 K/W").
+double numberAfter(const std::string& text, const std::string& key) {
+  const std::size_t at = text.find("  " + key + ": ");
+  if (at == std::string::npos) return std::nan("");
+  return std::stod(text.substr(at + key.size() + 4));
+}
+}  // namespace
+
+TEST_CASE("scenarios/coldplate-cfd.yaml gives the GPUs the CFD curve and closes its balance",
+          "[scenarios]") {
+  const std::string curve_text = readText(sourcePath("data/cold-plates/cfd-microchannel-1kw.yaml"));
+  const double a = numberAfter(curve_text, "constant");
+  const double b = numberAfter(curve_text, "flow_term");
+  const double n = numberAfter(curve_text, "flow_exponent");
+  REQUIRE(std::isfinite(a + b + n));
+
+  std::string text = readText(sourcePath("scenarios/coldplate-cfd.yaml"));
+  text = replaced(text, "duration: 3600 s\n  step", "duration: 600 s\n  step");
+  text = replaced(text, "    duration: 3600 s\n", "");
+  SiteSpec site = loadScenarioFromString(text, sourcePath("scenarios/coldplate-cfd.yaml"), "");
+  const auto& rack = site.racks.at(0).type;
+  CHECK(rack.gpu.cold_plate.type == "cfd-microchannel-1kw");
+  CHECK(rack.cpu.cold_plate.type == "ocp-oai-1kw-pg25");
+  // The curve file's own fit, R = a + b (V / 1 L/min)^-n, at 1 and 2 L/min.
+  CHECK(rack.gpu.cold_plate.resistance(kLpm) == Approx(a + b).epsilon(1e-9));
+  CHECK(rack.gpu.cold_plate.resistance(2.0 * kLpm)
+        == Approx(a + b * std::pow(2.0, -n)).epsilon(1e-9));
+
+  racktwin::scenarios::Twin twin(std::move(site));
+  twin.initialize();
+  while (twin.step()) {
+  }
+  const auto summary = twin.finish(true);
+  CHECK(summary.value("energy_balance_relative_error").value_or(1.0) < 1e-9);
+  // A 1 kW plate at ~0.02 K/W on 36 degC water: junctions stay well below the 87 degC slowdown.
+  CHECK(summary.value("max_gpu_temperature_K").value_or(1e9) < 87.0 + 273.15);
+  CHECK(summary.value("throttled_gpu_seconds").value_or(1.0) == 0.0);
+}
