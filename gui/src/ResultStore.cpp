@@ -1,0 +1,148 @@
+#include "ResultStore.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "racktwin/core/Error.hpp"
+#include "racktwin/core/Hdf5Result.hpp"
+
+namespace racktwin::gui {
+
+void ResultStore::reset(const core::RunMetadata& metadata,
+                        const std::vector<core::ChannelInfo>& channels) {
+  metadata_ = metadata;
+  channels_.clear();
+  width_ = 0;
+  for (const core::ChannelInfo& info : channels) {
+    Channel channel;
+    channel.info = info;
+    channel.offset = width_;
+    for (std::size_t c = 0; c < info.entity_ids.size(); ++c)
+      channel.column_of.emplace(info.entity_ids[c], c);
+    width_ += info.width();
+    channels_.push_back(std::move(channel));
+  }
+  times_.clear();
+  data_.clear();
+  // Room for the whole run (up to 1 GiB), so a live run's rows never move: appending stays cheap
+  // for the window thread that receives them.
+  if (metadata.record_interval > 0.0 && metadata.duration > 0.0 && width_ > 0) {
+    const double rows = std::floor(metadata.duration / metadata.record_interval) + 2.0;
+    const double bytes = rows * static_cast<double>(width_) * sizeof(double);
+    if (bytes < 1024.0 * 1024.0 * 1024.0) {
+      times_.reserve(static_cast<std::size_t>(rows));
+      data_.reserve(static_cast<std::size_t>(rows) * width_);
+    }
+  }
+}
+
+void ResultStore::append(double time, std::span<const double> row) {
+  RACKTWIN_ASSERT(row.size() == width_, "a sample row must hold every channel's values");
+  times_.push_back(time);
+  data_.insert(data_.end(), row.begin(), row.end());
+}
+
+std::size_t ResultStore::sampleAt(double t) const noexcept {
+  const auto it = std::upper_bound(times_.begin(), times_.end(), t);
+  return it == times_.begin() ? 0 : static_cast<std::size_t>(it - times_.begin()) - 1;
+}
+
+std::optional<std::size_t> ResultStore::find(std::string_view group, std::string_view name) const {
+  for (std::size_t i = 0; i < channels_.size(); ++i) {
+    if (channels_[i].info.group == group && channels_[i].info.name == name) return i;
+  }
+  return std::nullopt;
+}
+
+void ResultStore::writeTo(core::RecorderSink& sink, const core::RunMetadata& metadata,
+                          bool complete, std::string_view summary_json) const {
+  std::vector<core::ChannelInfo> infos;
+  infos.reserve(channels_.size());
+  for (const Channel& channel : channels_)
+    infos.push_back(channel.info);
+  sink.open(metadata, infos);
+  for (std::size_t s = 0; s < samples(); ++s)
+    sink.append(times_[s], std::span<const double>(row(s), width_));
+  sink.close(complete, summary_json);
+}
+
+namespace {
+
+double attributeNumber(const core::ResultFileInfo& info, const std::string& key) {
+  const auto it = info.attributes.find(key);
+  return it == info.attributes.end() ? 0.0 : std::strtod(it->second.c_str(), nullptr);
+}
+
+std::string attributeText(const core::ResultFileInfo& info, const std::string& key) {
+  const auto it = info.attributes.find(key);
+  return it == info.attributes.end() ? std::string() : it->second;
+}
+
+}  // namespace
+
+ResultStore ResultStore::fromHdf5(const std::string& path) {
+  const core::ResultFileInfo info = core::readResultInfo(path);
+  std::vector<unsigned long long> shape;
+  const std::vector<double> times = core::readResultDataset(path, "/time", &shape);
+  if (shape.size() != 1)
+    throw core::InputError({path, 0, 0}, "/time", "expected a 1-D float64 dataset of sample times");
+  const std::size_t samples = times.size();
+
+  core::RunMetadata metadata;
+  metadata.program_version = attributeText(info, "program_version");
+  metadata.site_name = attributeText(info, "site_name");
+  metadata.scenario_path = attributeText(info, "scenario_path");
+  metadata.seed = static_cast<unsigned long long>(attributeNumber(info, "seed"));
+  metadata.step = attributeNumber(info, "step_s");
+  metadata.substeps = static_cast<int>(attributeNumber(info, "substeps"));
+  metadata.record_interval = attributeNumber(info, "record_interval_s");
+  metadata.duration = attributeNumber(info, "duration_s");
+
+  // Every float64 dataset /<group>/<name> with one row per sample is a channel; the group's ids
+  // name its columns. The ids themselves are strings, which the reader does not return, so the
+  // columns are matched by the ids dataset's length and named from the layout convention below.
+  std::vector<core::ChannelInfo> channels;
+  std::vector<std::vector<double>> columns_data;
+  for (const core::DatasetInfo& dataset : info.datasets) {
+    if (dataset.type != "float64" || dataset.path == "/time" || dataset.shape.empty()) continue;
+    if (dataset.shape[0] != samples || dataset.shape.size() > 2) continue;
+    const std::size_t slash = dataset.path.find('/', 1);
+    if (slash == std::string::npos) continue;
+    core::ChannelInfo channel;
+    channel.group = dataset.path.substr(1, slash - 1);
+    channel.name = dataset.path.substr(slash + 1);
+    channel.unit = dataset.units;
+    channel.description = dataset.description;
+    const std::size_t width = dataset.shape.size() == 2 ? dataset.shape[1] : 0;
+    for (std::size_t c = 0; c < width; ++c)
+      channel.entity_ids.push_back(channel.group + "#" + std::to_string(c));
+    channels.push_back(std::move(channel));
+    columns_data.push_back(core::readResultDataset(path, dataset.path));
+  }
+
+  ResultStore store;
+  store.reset(metadata, channels);
+  store.times_ = times;
+  store.data_.resize(samples * store.width_);
+  for (std::size_t i = 0; i < channels.size(); ++i) {
+    const std::size_t width = store.channels_[i].info.width();
+    const std::size_t offset = store.channels_[i].offset;
+    for (std::size_t s = 0; s < samples; ++s)
+      std::copy_n(columns_data[i].data() + s * width, width,
+                  store.data_.data() + s * store.width_ + offset);
+  }
+  return store;
+}
+
+void ResultStore::renameEntities(std::string_view group, const std::vector<std::string>& ids) {
+  for (Channel& channel : channels_) {
+    if (channel.info.group != group || channel.info.entity_ids.size() != ids.size()) continue;
+    channel.info.entity_ids = ids;
+    channel.column_of.clear();
+    for (std::size_t c = 0; c < ids.size(); ++c)
+      channel.column_of.emplace(ids[c], c);
+  }
+}
+
+}  // namespace racktwin::gui
