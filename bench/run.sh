@@ -9,6 +9,12 @@ build=build/release
 "$build/bench/bench_cluster_resolve"
 "$build/bench/bench_power_tree" 600 3
 "$build/bench/bench_workload" 24
+if [ -x "$build/bench/bench_cfd" ]; then "$build/bench/bench_cfd"; fi
+mkdir -p out
+if [ -x "$build/bench/bench_viz" ] && command -v xvfb-run >/dev/null; then
+  "$build/cli/racktwin" run scenarios/cluster-64-racks.yaml -o out/bench-cluster.h5 -q
+  tests/viz/run-under-xvfb.sh "$build/bench/bench_viz" out/bench-cluster.h5
+fi
 mkdir -p out
 /usr/bin/time -f "default run: %e s wall, %M KiB peak RSS" \
   "$build/cli/racktwin" run scenarios/nvl72-rack.yaml -o out/bench.h5 -q
