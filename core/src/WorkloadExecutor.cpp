@@ -311,6 +311,32 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
   seen_speed_.assign(layout.gpu_count, 0.0);
 }
 
+bool WorkloadExecutor::applyEvent(const EventSpec& event, SiteState& /*state*/) {
+  if (event.kind != EventKind::PauseJob && event.kind != EventKind::ResumeJob) return false;
+  for (Job& job : jobs_) {
+    if (job.id != event.target) continue;
+    const double t = event.time;
+    if (event.kind == EventKind::PauseJob && !job.paused) {
+      // Paused like a restart without end: the GPUs idle, the job makes no progress.
+      job.paused = true;
+      job.restart_end_unpaused = job.restart_end;
+      job.restart_end = std::numeric_limits<double>::infinity();
+    } else if (event.kind == EventKind::ResumeJob && job.paused) {
+      // As at a restart's end: the iteration in flight starts again, the checkpoint schedule
+      // counts from now, and a restart that the pause interrupted goes on to its own end.
+      job.paused = false;
+      job.restart_end = job.restart_end_unpaused;
+      if (!(job.restart_end > t)) {
+        job.origin = std::max(t, job.start);
+        job.iteration_start = job.origin;
+        drawFailure(job, job.origin);
+      }
+    }
+    return true;
+  }
+  return false;  // not a training job of this executor: another model may know the target
+}
+
 const std::string& WorkloadExecutor::jobId(std::size_t job) const {
   RACKTWIN_ASSERT(job < jobs_.size(), "job index out of range");
   return jobs_[job].id;
@@ -457,6 +483,7 @@ void WorkloadExecutor::initialize(SiteState& state) {
     job.rng.seed(job.seed);
     job.origin = job.start;
     job.restart_end = -kInf;
+    job.paused = false;
     job.saved_iterations = job.saved_period_sum = 0.0;
     job.failures = 0;
     job.uptime = 0.0;

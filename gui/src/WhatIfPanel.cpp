@@ -62,6 +62,10 @@ QString describe(const core::EventSpec& event) {
       return QString("heat-rejection fans lost: %1 %").arg(event.value * 100.0, 0, 'f', 0);
     case core::EventKind::ClogColdPlate:
       return QString("cold plate clogged x%1").arg(event.value) + on;
+    case core::EventKind::PauseJob:
+      return "job " + target + " paused";
+    case core::EventKind::ResumeJob:
+      return "job " + target + " resumed";
   }
   return "event";
 }
@@ -125,12 +129,31 @@ WhatIfPanel::WhatIfPanel(QWidget* parent) : QWidget(parent) {
   }
   controls_layout->addWidget(faults);
 
-  auto* note = new QLabel(
-      "Workload mix: the models take no workload events, so jobs run as the scenario defines "
-      "them; a power cap limits what they draw.");
-  note->setWordWrap(true);
-  note->setStyleSheet("color: gray;");
-  controls_layout->addWidget(note);
+  // The workload mix: a training job paused idles its GPUs and makes no progress; resumed, the
+  // iteration in flight starts again.
+  auto* workload = new QGroupBox("Workload mix");
+  auto* workload_grid = new QGridLayout(workload);
+  job_ = new QComboBox();
+  job_->setObjectName("job");
+  workload_grid->addWidget(new QLabel("Training job"), 0, 0);
+  workload_grid->addWidget(job_, 0, 1, 1, 2);
+  const std::pair<const char*, core::EventKind> job_buttons[] = {
+      {"Pause job", core::EventKind::PauseJob}, {"Resume job", core::EventKind::ResumeJob}};
+  int column = 1;
+  for (const auto& [text, kind] : job_buttons) {
+    auto* button = new QPushButton(text);
+    button->setObjectName(QString("job_%1").arg(static_cast<int>(kind)));
+    workload_grid->addWidget(button, 1, column++);
+    const core::EventKind k = kind;
+    connect(button, &QPushButton::clicked, this, [this, k] {
+      if (job_->currentText().isEmpty()) return;  // the scenario runs no training job
+      core::EventSpec event;
+      event.kind = k;
+      event.target = job_->currentText().toStdString();
+      emit eventRequested(event, describe(event));
+    });
+  }
+  controls_layout->addWidget(workload);
 
   layout->addWidget(new QLabel("Applied events"));
   log_ = new QListWidget();
@@ -147,6 +170,9 @@ void WhatIfPanel::setSite(const core::SiteSpec& site) {
   rack_->addItem("(every rack)", QString());
   for (const core::RackSpec& rack : site.racks)
     rack_->addItem(QString::fromStdString(rack.id.str()), QString::fromStdString(rack.id.str()));
+  job_->clear();
+  for (const core::TrainingJobSpec& job : site.jobs)
+    job_->addItem(QString::fromStdString(job.id));
   facility_T_->setValue(site.facility.T_supply - kZeroCelsius);
   if (!site.cdus.empty()) {
     setpoint_T_->setValue(site.cdus.front().T_supply_set - kZeroCelsius);

@@ -1,7 +1,6 @@
 #pragma once
-// What-if controls: set-points and faults that become core::EventSpec for Twin::schedule, applied
-// at the start of the next simulated step. Workload changes are not events the models accept, so
-// the workload mix stays as the scenario defines it (the panel says so).
+// What-if controls: set-points, faults and the workload mix (pausing and resuming training jobs)
+// that become core::EventSpec for Twin::schedule, applied at the start of the next simulated step.
 #include <QString>
 #include <QWidget>
 
@@ -44,6 +43,7 @@ class WhatIfPanel : public QWidget {
 
   QComboBox* cdu_;
   QComboBox* rack_;
+  QComboBox* job_;  // training jobs: the workload mix (pause, resume)
   QDoubleSpinBox* facility_T_;
   QDoubleSpinBox* setpoint_T_;
   QDoubleSpinBox* pump_speed_;

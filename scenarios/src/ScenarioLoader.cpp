@@ -1508,7 +1508,7 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
   const auto list = r.optionalList("events", "events");
   if (!list) return events;
   // RackOrAll: an optional rack id (absent: every rack).
-  enum class Target : std::uint8_t { None, Cdu, Chip, RackOrAll };
+  enum class Target : std::uint8_t { None, Cdu, Chip, RackOrAll, TrainingJob };
   struct Action {
     std::string_view name;
     core::EventKind kind;
@@ -1537,6 +1537,8 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
       {"feed_restore", core::EventKind::FeedRestore, Target::RackOrAll, std::nullopt, Check::Any},
       {"utility_outage", core::EventKind::UtilityOutage, Target::None, std::nullopt, Check::Any},
       {"utility_restore", core::EventKind::UtilityRestore, Target::None, std::nullopt, Check::Any},
+      {"pause_job", core::EventKind::PauseJob, Target::TrainingJob, std::nullopt, Check::Any},
+      {"resume_job", core::EventKind::ResumeJob, Target::TrainingJob, std::nullopt, Check::Any},
       {"set_power_cap", core::EventKind::SetPowerCap, Target::RackOrAll, Dimension::Power,
        Check::NonNegative},
   };
@@ -1602,6 +1604,16 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
       const std::string feed = m.string("feed", "'a' or 'b'");
       if (feed != "a" && feed != "b") m.fail("feed", "expected 'a' or 'b', got '" + feed + "'");
       e.value = feed == "a" ? 0.0 : 1.0;
+    }
+    if (action->target == Target::TrainingJob) {
+      e.target = m.string("target", "the id of a training job");
+      std::vector<std::string> job_ids;
+      for (const core::TrainingJobSpec& job : site.jobs)
+        job_ids.push_back(job.id);
+      if (std::find(job_ids.begin(), job_ids.end(), e.target) == job_ids.end()) {
+        m.fail("target", "unknown training job '" + e.target + "'; expected one of: "
+                             + (job_ids.empty() ? std::string("(none)") : joined(job_ids)));
+      }
     }
     if (action->target == Target::Chip) {
       e.target = m.id("target").str();

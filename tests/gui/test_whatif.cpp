@@ -125,3 +125,39 @@ TEST_CASE("The window stays responsive while the twin runs in its thread", "[gui
   INFO("simulated times seen by the GUI thread during the run: " << seen.size());
   CHECK(intermediate >= 3);
 }
+
+TEST_CASE("Pausing the training job from the workload-mix buttons idles the rack until resumed",
+          "[gui]") {
+  test::ensureApplication();
+  MainWindow window;
+  REQUIRE(window.openScenario(test::sourcePath("scenarios/nvl72-rack.yaml")));
+  window.show();
+  REQUIRE(QTest::qWaitForWindowExposed(&window));
+  const auto button = [&](racktwin::core::EventKind kind) {
+    return window.whatIf()->findChild<QPushButton*>(QString("job_%1").arg(static_cast<int>(kind)));
+  };
+  QPushButton* pause = button(racktwin::core::EventKind::PauseJob);
+  QPushButton* resume = button(racktwin::core::EventKind::ResumeJob);
+  REQUIRE(pause != nullptr);
+  REQUIRE(resume != nullptr);
+  REQUIRE(window.runTo(20.0));
+  QTest::mouseClick(pause, Qt::LeftButton);
+  REQUIRE(window.runTo(60.0));
+  QTest::mouseClick(resume, Qt::LeftButton);
+  REQUIRE(window.runTo(90.0));
+
+  Quantities& q = *window.quantities();
+  const std::vector<double> P = q.series("row1/rack01", EntityKind::Rack, Quantity::RackPower);
+  const std::vector<double>& t = window.store().times();
+  double paused_max = 0.0, before_max = 0.0, after_max = 0.0;
+  for (std::size_t s = 0; s < t.size(); ++s) {
+    if (t[s] > 5.0 && t[s] <= 20.0) before_max = std::max(before_max, P[s]);
+    if (t[s] > 25.0 && t[s] <= 60.0) paused_max = std::max(paused_max, P[s]);
+    if (t[s] > 65.0) after_max = std::max(after_max, P[s]);
+  }
+  // Training draws up to 95 % of 1,400 W per GPU; paused, the GPUs sit at idle (about 200 W).
+  INFO("rack power before " << before_max << " W, paused " << paused_max << " W, after "
+                            << after_max << " W");
+  CHECK(paused_max < 0.5 * before_max);
+  CHECK(after_max == Approx(before_max).epsilon(0.05));
+}

@@ -337,3 +337,28 @@ TEST_CASE("the data directory: argument, data_dir key relative to the file", "[s
     CHECK_THAT(e.message(), Catch::Contains("/nonexistent/data/rooms/default.yaml"));
   }
 }
+
+TEST_CASE("pause_job and resume_job name a training job", "[scenarios]") {
+  const std::string anchor = "  - {at: 0 s, action: set_supply_temperature_setpoint";
+  const std::string with_pause =
+      racktwin::test::replaced(kBase, anchor,
+                               "  - {at: 150 s, action: pause_job, target: a}\n"
+                               "  - {at: 180 s, action: resume_job, target: a}\n"
+                                   + anchor);
+  const SiteSpec site = loadScenarioFromString(with_pause, "base.yaml", sourcePath("data"));
+  int found = 0;
+  for (const auto& e : site.events) {
+    if (e.kind == EventKind::PauseJob) found += e.target == "a" && e.time == 150.0 ? 1 : 0;
+    if (e.kind == EventKind::ResumeJob) found += e.target == "a" && e.time == 180.0 ? 1 : 0;
+  }
+  CHECK(found == 2);
+
+  const std::string unknown = racktwin::test::replaced(
+      kBase, anchor, "  - {at: 150 s, action: pause_job, target: c}\n" + anchor);
+  racktwin::test::requireInputError(
+      [&] { (void)loadScenarioFromString(unknown, "base.yaml", sourcePath("data")); },
+      {"base.yaml",
+       racktwin::test::lineOf(unknown, "pause_job"),
+       "events[3].target",
+       {"unknown training job 'c'", "a, b"}});
+}

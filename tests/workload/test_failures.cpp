@@ -201,3 +201,32 @@ TEST_CASE("Demands and speed follow GPU state changes inside a phase", "[workloa
   CHECK(r.state.gpu_P_demand[11] == Approx(0.4 * 1400.0 + leak(300.0)));
   CHECK(r.state.gpu_P_demand[5] == Approx(0.4 * 1400.0 + leak(300.0)));
 }
+
+TEST_CASE(
+    "A paused job idles its GPUs and makes no progress; resumed, it starts its iteration "
+    "again",
+    "[workload][failures]") {
+  // 4 s iterations (3 s compute, 1 s communication), no checkpoints, 400 s. Paused at 102 s,
+  // 2 s into iteration 26, resumed at 200 s: 25 iterations before, the one in flight lost, then
+  // 200 s / 4 s = 50 more. Without the pause: 100.
+  core::SiteSpec site = test::gb300Site(1);
+  site.jobs.push_back(failingJob(400.0, 0.0, 0.0));
+  Run r(site);
+  core::EventSpec pause{102.0, core::EventKind::PauseJob, "train", 0.0, {}};
+  core::EventSpec resume{200.0, core::EventKind::ResumeJob, "train", 0.0, {}};
+  const double dt = 0.1;
+  double E_paused = 0.0;
+  for (long i = 0; i < 4000; ++i) {
+    const double t = static_cast<double>(i) * dt;
+    if (i == 1020) CHECK(r.executor.applyEvent(pause, r.state));
+    if (i == 2000) CHECK(r.executor.applyEvent(resume, r.state));
+    r.step(t, dt);
+    if (t >= 102.0 && t < 200.0) E_paused += r.state.gpu_P_demand[0] * dt;
+  }
+  CHECK(r.executor.jobIterations(0) == 75);
+  // Idle power (Gb300TestSite.hpp) for the whole pause.
+  CHECK(E_paused == Approx(kPidle * 98.0).epsilon(1e-9));
+  // Another model's target, or a job id this executor does not run, is not handled here.
+  core::EventSpec other{10.0, core::EventKind::PauseJob, "nope", 0.0, {}};
+  CHECK_FALSE(r.executor.applyEvent(other, r.state));
+}

@@ -417,6 +417,9 @@ enum class EventKind : std::uint8_t {
   UtilityOutage,   // site-wide: the utility supply is lost
   UtilityRestore,  // site-wide
   SetPowerCap,     // target: rack, or empty for every rack; value: W per GPU
+  // Workload (the mix of jobs running).
+  PauseJob,   // target: training job; its GPUs idle and it makes no progress until resumed
+  ResumeJob,  // target: training job; the iteration in flight at the pause starts again
 };
 
 struct EventSpec {

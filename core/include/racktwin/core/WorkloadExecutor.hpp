@@ -79,6 +79,8 @@ class WorkloadExecutor final : public Model {
   void advance(double t, double dt, SiteState& state) override;
   void declareChannels(Recorder& recorder) override;
   void summarise(Summary& summary) const override;
+  /// PauseJob and ResumeJob of training jobs (the workload mix during a run).
+  bool applyEvent(const EventSpec& event, SiteState& state) override;
 
   std::size_t jobCount() const noexcept { return jobs_.size(); }
   const std::string& jobId(std::size_t job) const;
@@ -146,6 +148,9 @@ class WorkloadExecutor final : public Model {
     double origin = 0.0;        // s, origin of the checkpoint schedule (start or last restart end)
     double next_failure = 0.0;  // s, +inf when none
     double restart_end = 0.0;   // s, restarting while time < restart_end
+    // Paused (PauseJob): restart_end is held at infinity; the restart's own end is kept here.
+    bool paused = false;
+    double restart_end_unpaused = 0.0;
     double saved_iterations = 0.0;  // at the last completed checkpoint
     double saved_period_sum = 0.0;
     std::uint64_t failures = 0;
