@@ -87,6 +87,7 @@ WhatIfPanel::WhatIfPanel(QWidget* parent) : QWidget(parent) {
   auto addSetting = [&](QGridLayout* grid, int row, const QString& label, QDoubleSpinBox* box,
                         auto make_event) {
     auto* button = new QPushButton("Apply");
+    button->setObjectName(QString("apply_%1").arg(row));
     grid->addWidget(new QLabel(label), row, 0);
     grid->addWidget(box, row, 1);
     grid->addWidget(button, row, 2);
@@ -173,6 +174,22 @@ void WhatIfPanel::setSite(const core::SiteSpec& site) {
   job_->clear();
   for (const core::TrainingJobSpec& job : site.jobs)
     job_->addItem(QString::fromStdString(job.id));
+  // Feed events and power caps act on the power tree: without an electrical section no model
+  // would take them (and the run would stop on an event nobody handles).
+  const bool electrical = site.electrical.present;
+  const QString feed_loss = QString("fault_%1").arg(static_cast<int>(core::EventKind::FeedLoss));
+  const QString feed_restore =
+      QString("fault_%1").arg(static_cast<int>(core::EventKind::FeedRestore));
+  for (QPushButton* button : findChildren<QPushButton*>()) {
+    const QString name = button->objectName();
+    if (name == feed_loss || name == feed_restore || name == "apply_3") {
+      button->setEnabled(electrical);
+      button->setToolTip(electrical ? QString()
+                                    : QString("needs an electrical section in the scenario"));
+    } else if (name.startsWith("job_")) {
+      button->setEnabled(!site.jobs.empty());
+    }
+  }
   facility_T_->setValue(site.facility.T_supply - kZeroCelsius);
   if (!site.cdus.empty()) {
     setpoint_T_->setValue(site.cdus.front().T_supply_set - kZeroCelsius);

@@ -140,6 +140,11 @@ TEST_CASE("Pausing the training job from the workload-mix buttons idles the rack
   QPushButton* resume = button(racktwin::core::EventKind::ResumeJob);
   REQUIRE(pause != nullptr);
   REQUIRE(resume != nullptr);
+  // The default scenario has no electrical section: feed events and caps would find no model.
+  auto* drop_feed = window.whatIf()->findChild<QPushButton*>(
+      QString("fault_%1").arg(static_cast<int>(racktwin::core::EventKind::FeedLoss)));
+  REQUIRE(drop_feed != nullptr);
+  CHECK_FALSE(drop_feed->isEnabled());
   REQUIRE(window.runTo(20.0));
   QTest::mouseClick(pause, Qt::LeftButton);
   REQUIRE(window.runTo(60.0));
