@@ -12,6 +12,8 @@
 namespace racktwin::cfd {
 
 namespace fs = std::filesystem;
+using detail::bc;
+using detail::field;
 using detail::namedDictionaryList;
 
 namespace {
@@ -65,23 +67,6 @@ FoamDictionary blockMeshDict(const Geometry& g) {
                              {"top", patch("wall", "((3 7 6 2))")},
                              {"frontAndBack", patch("empty", "((0 3 2 1) (4 5 6 7))")}}));
   d.set("mergePatchPairs", "()");
-  return d;
-}
-
-FoamDictionary field(const std::string& dimensions, const std::string& internal,
-                     const std::vector<std::pair<std::string, FoamDictionary>>& patches) {
-  FoamDictionary d;
-  d.set("dimensions", dimensions).set("internalField", internal);
-  FoamDictionary& b = d.sub("boundaryField");
-  for (const auto& [name, bc] : patches)
-    b.set(name, bc);
-  return d;
-}
-
-FoamDictionary bc(const std::string& type, const std::string& value = {}) {
-  FoamDictionary d;
-  d.set("type", type);
-  if (!value.empty()) d.set("value", value);
   return d;
 }
 

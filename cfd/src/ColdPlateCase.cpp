@@ -12,27 +12,12 @@
 namespace racktwin::cfd {
 
 namespace fs = std::filesystem;
+using detail::bc;
+using detail::field;
 
 namespace {
 
 constexpr double kPressure_Pa = 1.0e5;  // absolute reference at the outlet
-
-FoamDictionary bc(const std::string& type, const std::string& value = {}) {
-  FoamDictionary d;
-  d.set("type", type);
-  if (!value.empty()) d.set("value", value);
-  return d;
-}
-
-FoamDictionary field(const std::string& dimensions, const std::string& internal,
-                     const std::vector<std::pair<std::string, FoamDictionary>>& patches) {
-  FoamDictionary d;
-  d.set("dimensions", dimensions).set("internalField", internal);
-  FoamDictionary& b = d.sub("boundaryField");
-  for (const auto& [name, condition] : patches)
-    b.set(name, condition);
-  return d;
-}
 
 FoamDictionary coupledTemperature(const char* kappa_method, const std::string& T) {
   FoamDictionary d;

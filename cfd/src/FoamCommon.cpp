@@ -20,6 +20,23 @@ std::string namedDictionaryList(const std::vector<std::pair<std::string, FoamDic
   return out + pad + ")";
 }
 
+FoamDictionary bc(const std::string& type, const std::string& value) {
+  FoamDictionary d;
+  d.set("type", type);
+  if (!value.empty()) d.set("value", value);
+  return d;
+}
+
+FoamDictionary field(const std::string& dimensions, const std::string& internal,
+                     const std::vector<std::pair<std::string, FoamDictionary>>& patches) {
+  FoamDictionary d;
+  d.set("dimensions", dimensions).set("internalField", internal);
+  FoamDictionary& boundary = d.sub("boundaryField");
+  for (const auto& [name, condition] : patches)
+    boundary.set(name, condition);
+  return d;
+}
+
 FoamDictionary steadyControlDict(const std::string& application, int max_iterations) {
   FoamDictionary d;
   d.set("application", application.c_str())

@@ -15,6 +15,13 @@ namespace racktwin::cfd::detail {
 std::string namedDictionaryList(const std::vector<std::pair<std::string, FoamDictionary>>& items,
                                 int indent = 1);
 
+/// A boundary condition { type T; value V; } (no value when empty).
+FoamDictionary bc(const std::string& type, const std::string& value = {});
+
+/// A field file: dimensions, internalField and one boundary condition per patch.
+FoamDictionary field(const std::string& dimensions, const std::string& internal,
+                     const std::vector<std::pair<std::string, FoamDictionary>>& patches);
+
 /// The controlDict of a steady run: time = iteration, written once at the end (or when converged).
 FoamDictionary steadyControlDict(const std::string& application, int max_iterations);
 
