@@ -475,9 +475,15 @@ void readPowerManagement(const MapReader& e, const core::SiteSpec& site,
         policy.racks = readRackSet(p, "racks", site);
       } else if (p.has("job")) {
         policy.job = p.id("job").str();
-        const bool known = std::any_of(site.jobs.begin(), site.jobs.end(),
-                                       [&](const auto& j) { return j.id == policy.job; });
-        if (!known) p.fail("job", "unknown job '" + policy.job + "'");
+        const auto job = std::find_if(site.jobs.begin(), site.jobs.end(),
+                                      [&](const auto& j) { return j.id == policy.job; });
+        if (job == site.jobs.end()) p.fail("job", "unknown job '" + policy.job + "'");
+        // A scheduled job's racks are chosen during the run; a policy needs them when loading.
+        if (job->gpus > 0) {
+          p.fail("job", "job '" + policy.job
+                            + "' is scheduled (it asks for gpus): its racks are not known before "
+                              "the run; name the racks instead");
+        }
       }
       if (p.has("profile")) {
         const std::string profile = p.string("profile", "max_p or max_q");

@@ -256,3 +256,23 @@ TEST_CASE("Electrical section errors name file, line and key", "[power]") {
   CHECK(e.find("key 'electrical'") != std::string::npos);
   CHECK(e.find("cycle") != std::string::npos);
 }
+
+TEST_CASE("A power policy cannot name a scheduled job, whose racks are chosen during the run",
+          "[power]") {
+  Draft d("scenarios/power-smoothing.yaml");
+  REQUIRE(!d.site.jobs.empty());
+  d.site.jobs.front().gpus = 72;  // as `gpus: 72` asks the scheduler for one rack
+  std::string text = d.text;
+  const std::string from = "- racks: [row1/rack01]";
+  const std::size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), "- job: " + d.site.jobs.front().id);
+  std::string e;
+  try {
+    (void)scenarios::loadElectricalSection(text, d.path, "", d.site);
+  } catch (const core::InputError& error) {
+    e = error.what();
+  }
+  CHECK(e.find("electrical.power_management.policies[0].job") != std::string::npos);
+  CHECK(e.find("is scheduled") != std::string::npos);
+}
