@@ -55,24 +55,6 @@ std::vector<Field> splitWhitespace(std::string_view line) {
   return fields;
 }
 
-/// Calls `row(line_number, line)` for every line, without the line end and a byte-order mark.
-template <typename Row>
-void forEachLine(std::string_view text, Row&& row) {
-  constexpr std::string_view kBom = "\xEF\xBB\xBF";
-  if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
-  int line_number = 0;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t eol = text.find('\n', pos);
-    if (eol == std::string_view::npos) eol = text.size();
-    std::string_view line = text.substr(pos, eol - pos);
-    pos = eol + 1;
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    row(line_number, line);
-  }
-}
-
 /// Samples per GPU index, in file order.
 using Samples = std::map<std::uint32_t, std::vector<std::pair<double, double>>>;
 

@@ -57,18 +57,10 @@ std::vector<core::InferenceRequest> parseRequestTrace(std::string_view text,
   int index[3] = {-1, -1, -1};  // field position of each column
   std::size_t columns = 0;
   int header_line = 0;
-  int line_number = 0;
   Stamp first, previous;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t eol = text.find('\n', pos);
-    if (eol == std::string_view::npos) eol = text.size();
-    std::string_view line = text.substr(pos, eol - pos);
-    pos = eol + 1;
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  forEachLine(text, [&](int line_number, std::string_view line) {
     line = line.substr(0, line.find('#'));
-    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    if (line.find_first_not_of(" \t") == std::string_view::npos) return;
     const std::vector<Field> fields = splitCommas(line);
 
     if (columns == 0) {
@@ -98,7 +90,7 @@ std::vector<core::InferenceRequest> parseRequestTrace(std::string_view text,
         }
       }
       columns = fields.size();
-      continue;
+      return;
     }
 
     if (fields.size() != columns) {
@@ -137,7 +129,7 @@ std::vector<core::InferenceRequest> parseRequestTrace(std::string_view text,
     request.time =
         static_cast<double>(stamp->seconds - first.seconds) + (stamp->fraction - first.fraction);
     requests.push_back(request);
-  }
+  });
   if (columns == 0) {
     throw error(0, 0, "",
                 "no header row; an inference trace starts with "

@@ -111,17 +111,9 @@ core::AmbientSpec parseWeatherCsv(std::string_view text, const std::string& file
   std::vector<Column> header;
   int index[3] = {-1, -1, -1};  // header position of the time, dry-bulb and wet-bulb columns
   int header_line = 0;
-  int line_number = 0;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t eol = text.find('\n', pos);
-    if (eol == std::string_view::npos) eol = text.size();
-    std::string_view line = text.substr(pos, eol - pos);
-    pos = eol + 1;
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  forEachLine(text, [&](int line_number, std::string_view line) {
     line = line.substr(0, line.find('#'));
-    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    if (line.find_first_not_of(" \t") == std::string_view::npos) return;
     const std::vector<Field> fields = splitCommas(line);
 
     if (header.empty()) {
@@ -155,7 +147,7 @@ core::AmbientSpec parseWeatherCsv(std::string_view text, const std::string& file
                           + " (for example 'time_h,dry_bulb_degC,wet_bulb_degC')");
         }
       }
-      continue;
+      return;
     }
 
     if (fields.size() != header.size()) {
@@ -210,7 +202,7 @@ core::AmbientSpec parseWeatherCsv(std::string_view text, const std::string& file
     ambient.time.push_back(t);
     ambient.T_dry_bulb_series.push_back(T_dry);
     ambient.T_wet_bulb_series.push_back(T_wet);
-  }
+  });
   if (header.empty()) {
     throw error(0, 0, "",
                 "no header row; a weather file starts with a header such as "
