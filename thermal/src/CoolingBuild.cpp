@@ -396,6 +396,21 @@ void CoolingModel::Impl::finishLoop(Loop& loop, const core::SiteSpec& site,
   loop.in_fill.assign(n_nodes, 0);
   loop.out_fill.assign(n_nodes, 0);
   loop.direction.assign(n_links, 2);  // no pattern yet
+  if (m == 1) {
+    Loop::SingleSweep& single = loop.single;
+    const std::size_t n_cells = loop.cell_end - loop.cell_begin;
+    const std::size_t n_loop_dies = loop.die_end - loop.die_begin;
+    for (auto* v : {&single.p, &single.f, &single.s, &single.gamma})
+      v->assign(n_cells, 0.0);
+    for (auto* v : {&single.die_a, &single.die_b, &single.die_d1, &single.die_e, &single.die_d0,
+                    &single.die_gamma})
+      v->assign(n_loop_dies, 0.0);
+    single.die_cell.assign(n_loop_dies, 0);
+    single.die_up.assign(n_loop_dies, 0);
+    single.node_gamma.assign(n_nodes, 0.0);
+    single.out_cell_begin.assign(n_links, 0);
+    single.out_cell_end.assign(n_links, 0);
+  }
 }
 
 }  // namespace racktwin::thermal

@@ -134,7 +134,7 @@ double CoolingModel::Impl::storedAfterSweep() const {
   return E;
 }
 
-void CoolingModel::Impl::publish(core::SiteState& state, double dt) {
+void CoolingModel::Impl::publish(core::SiteState& state, double dt, bool all) {
   const auto junction = [&](std::uint32_t d) {
     const double T_j = die_T[d] + die_P[d] * dies[d].spec->R_junction_case;
     die_T_junction[d] = T_j;
@@ -149,19 +149,23 @@ void CoolingModel::Impl::publish(core::SiteState& state, double dt) {
     state.gpu_T_junction[g] = T_j;
     // Slowdown with hysteresis; clocks follow power as P ~ f^3, so speed = fraction^(1/3).
     std::uint8_t& throttled = state.gpu_throttled[g];
+    std::uint8_t& shutdown = state.gpu_shutdown[g];
+    const std::uint8_t throttled_before = throttled, shutdown_before = shutdown;
     if (T_j > spec.T_slowdown) throttled = 1;
     if (T_j < spec.T_slowdown_release) throttled = 0;
     // Thermal shutdown latches: the GPU stops computing and drawing power for the run.
-    std::uint8_t& shutdown = state.gpu_shutdown[g];
     if (T_j > spec.T_shutdown && shutdown == 0) {
       shutdown = 1;
       ++gpus_shut_down;
     }
-    state.gpu_speed[g] = shutdown != 0    ? 0.0
-                         : throttled != 0 ? std::cbrt(spec.throttled_power_fraction)
-                                          : 1.0;
-    gpu_throttled_record[g] = throttled;
-    gpu_shutdown_record[g] = shutdown;
+    // The states change rarely: what follows from them is written only when they do.
+    if (all || throttled != throttled_before || shutdown != shutdown_before) {
+      state.gpu_speed[g] = shutdown != 0    ? 0.0
+                           : throttled != 0 ? std::cbrt(spec.throttled_power_fraction)
+                                            : 1.0;
+      gpu_throttled_record[g] = throttled;
+      gpu_shutdown_record[g] = shutdown;
+    }
     if (throttled != 0) {
       throttled_gpu_seconds += dt;
       if (now >= first_fault_time && first_throttle_after_fault == cooling::kNever) {
@@ -266,7 +270,7 @@ void CoolingModel::initialize(core::SiteState& state) {
   m.E_in = m.E_rejected = m.E_cooling_electric = m.E_rejected_water = m.E_rejected_air = 0.0;
   m.max_gpu_T = 0.0;
   m.throttled_gpu_seconds = 0.0;
-  m.publish(state, 0.0);
+  m.publish(state, 0.0, true);
   m.initialised = true;
 }
 
@@ -299,7 +303,7 @@ void CoolingModel::advance(double t, double dt, core::SiteState& state) {
     m.cycle(t_k, h, Q_air);
   }
   m.now = t + dt;
-  m.publish(state, dt);
+  m.publish(state, dt, false);
 }
 
 void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
@@ -690,6 +694,10 @@ std::optional<double> CoolingModel::nodeTemperature(std::string_view node_id) co
   }
   return std::nullopt;
 }
+void CoolingModel::useGeneralSweepOnly(bool on) {
+  impl_->general_sweep_only = on;
+}
+
 int CoolingModel::hydraulicSolves() const {
   return impl_->hydraulic_solves;
 }

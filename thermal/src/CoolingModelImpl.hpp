@@ -145,6 +145,25 @@ struct CoolingModel::Impl {
     double cache_dt = -1.0;
     std::uint64_t version = 0, cache_version = ~std::uint64_t{0};  // hydraulic solves
     std::vector<double> x;                                         // the m suction temperatures
+    // A loop with one CDU whose flow runs suction -> pump -> exchanger: every beta is a product
+    // of flow-only factors, times the exchanger's (which follows the facility side every step)
+    // for everything downstream of it. Those flow-only products (gamma) are kept with the cached
+    // factors, and a step computes only the alphas (CoolingSweepSingle.cpp). Sized at build.
+    struct SingleSweep {
+      bool valid = false;  // the flow pattern allows it; refreshed with the cached factors
+      // Per cell of the loop (local index): alpha = s + f alpha_in with s = p T_old + sources.
+      std::vector<double> p, f, s, gamma;
+      // Per die of the loop: D = d0 + d1 T_in with d0 = a D_old + b P; e d0 enters its cell.
+      std::vector<double> die_a, die_b, die_d1, die_e, die_d0, die_gamma;
+      std::vector<std::uint32_t> die_cell;  // local index of the plate's cell
+      std::vector<Index> die_up;            // the plate's inlet node
+      std::vector<double> node_gamma;
+      // Parallel to out_links: the local cell range of each link.
+      std::vector<std::uint32_t> out_cell_begin, out_cell_end;
+      double Gamma = 0.0;  // the suction node's gamma: x = A / (1 - f_hx Gamma)
+      std::uint32_t hx_cell = 0, pump_cell_begin = 0, pump_cell_end = 0;
+      Index pump_out = 0;
+    } single;
     // Scratch of the flow-pattern rebuild (sized once, so a re-solve allocates only when the
     // pattern of flowing links and their directions changes).
     std::vector<double> flow_scratch;
@@ -225,6 +244,19 @@ struct CoolingModel::Impl {
   void updateHydraulics(Loop& loop, double t);
   void updateDieResistances(const Loop& loop);
   void sweep(Loop& loop, double dt);
+  /// The factors that change only with the step length and the flows.
+  void refreshSweepFactors(Loop& loop, double dt);
+  /// Exchanger outputs from the swept temperatures.
+  void finishSweep(Loop& loop);
+  // CoolingSweepSingle.cpp
+  /// Decides whether the loop can use sweepSingle and caches its flow-only factors.
+  void prepareSingleSweep(Loop& loop, double dt);
+  void sweepSingle(Loop& loop, double dt);
+  /// v = s + f v_in along the flow order of a single-CDU loop (s = 0 without kSource).
+  template <bool kSource>
+  static void propagateSingle(const Loop& loop, double tear_value, const double* s, const double* f,
+                              const double* dry_value, double* cell_v, double* node_v);
+  bool general_sweep_only = false;  // validation: every loop takes the general sweep
   /// The sweep for W tears (W = 0: any number, read from the loop).
   template <std::size_t W>
   void sweepWidth(Loop& loop, double dt);
@@ -239,7 +271,9 @@ struct CoolingModel::Impl {
   double stored() const;
   /// stored() from the sums the last sweep of every loop made: valid right after a cycle.
   double storedAfterSweep() const;
-  void publish(core::SiteState& state, double dt);
+  /// The step's results into the state and the recorder views; `all` also rewrites what
+  /// follows from unchanged throttle and shutdown states (at initialisation).
+  void publish(core::SiteState& state, double dt, bool all);
 };
 
 }  // namespace racktwin::thermal

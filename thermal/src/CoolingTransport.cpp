@@ -143,61 +143,10 @@ void CoolingModel::Impl::updateDieResistances(const Loop& loop) {
 // The implicit transport step: affine sweep in flow order, then the closure at the tears.
 
 void CoolingModel::Impl::sweep(Loop& loop, double dt) {
-  // One CDU per loop is the common case: a width known at compile time turns the affine rows
-  // into scalars.
-  if (loop.width() == 1) {
-    sweepWidth<1>(loop, dt);
-  } else {
-    sweepWidth<0>(loop, dt);
-  }
-}
-
-template <std::size_t W>
-void CoolingModel::Impl::sweepWidth(Loop& loop, double dt) {
-  const std::size_t n_nodes = loop.network.nodeCount();
-  const std::size_t m = W > 0 ? W : loop.width();
-  const std::uint32_t cell0 = loop.cell_begin;
-  const std::uint32_t die0 = loop.die_begin;
-  auto cellBeta = [&](std::uint32_t c) { return &loop.cell_beta[(c - cell0) * m]; };
-  auto dieBeta = [&](std::size_t d) { return &loop.die_beta[(d - die0) * m]; };
-  const double inv_dt = 1.0 / dt;
-
-  // Divisions are the sweep's main cost; their factors change only with dt and the flows.
   if (loop.cache_dt != dt || loop.cache_version != loop.version) {
-    for (Index l = 0; l < loop.links.size(); ++l) {
-      const Link& link = loop.links[l];
-      const double C_flow = loop.C_link[l];
-      for (std::uint32_t c = link.cell_begin; c < link.cell_end; ++c)
-        loop.cell_inv_diag[c - cell0] = 1.0 / (cell_C[c] * inv_dt + C_flow);
-      if (link.role == LinkRole::ColdPlate) {
-        const auto d = static_cast<std::size_t>(link.die);
-        // Effectiveness <= 1: the coolant cannot leave hotter than the case, so the
-        // inlet-referenced conductance is capped at the capacity rate.
-        die_g[d] = std::min(1.0 / die_R[d], C_flow);
-        die_store[d] = dies[d].spec->heat_capacity * inv_dt;
-        die_inv[d] = 1.0 / (die_store[d] + die_g[d]);
-      }
-    }
-    // Mixing at a junction: each inflow's weight is its share of the capacity rate flowing in.
-    for (std::size_t n = 0; n < n_nodes; ++n) {
-      double C_sum = 0.0;
-      for (std::uint32_t k = loop.in_begin[n]; k < loop.in_begin[n + 1]; ++k)
-        C_sum += loop.C_link[loop.in_links[k]];
-      const double inv_C_in = C_sum > 0.0 ? 1.0 / C_sum : 0.0;
-      for (std::uint32_t k = loop.in_begin[n]; k < loop.in_begin[n + 1]; ++k) {
-        const Index l = loop.in_links[k];
-        loop.in_last_cell[k] = loop.links[l].cell_end - 1 - cell0;
-        loop.in_weight[k] = loop.C_link[l] * inv_C_in;
-      }
-    }
-    loop.still_links.clear();  // reserved for every link at build: no allocation
-    for (Index l = 0; l < loop.links.size(); ++l) {
-      if (loop.C_link[l] == 0.0) loop.still_links.push_back(l);
-    }
-    loop.cache_dt = dt;
-    loop.cache_version = loop.version;
+    refreshSweepFactors(loop, dt);
+    prepareSingleSweep(loop, dt);
   }
-
   // The facility side of every exchanger for this step: from the facility loop's last state, or
   // the boundary condition (flow in proportion to the valve opening).
   for (const std::uint32_t u : loop.units) {
@@ -210,6 +159,82 @@ void CoolingModel::Impl::sweepWidth(Loop& loop, double dt) {
     }
     unit.G_hx = unit.hx->conductance(loop.C_link[unit.hx_link], unit.C_facility);
   }
+  // One CDU per loop is the common case: its flow-only factors are kept between steps
+  // (CoolingSweepSingle.cpp); otherwise a width known at compile time turns the affine rows into
+  // scalars.
+  if (loop.single.valid) {
+    sweepSingle(loop, dt);
+  } else if (loop.width() == 1) {
+    sweepWidth<1>(loop, dt);
+  } else {
+    sweepWidth<0>(loop, dt);
+  }
+  finishSweep(loop);
+}
+
+void CoolingModel::Impl::refreshSweepFactors(Loop& loop, double dt) {
+  const std::uint32_t cell0 = loop.cell_begin;
+  const double inv_dt = 1.0 / dt;
+  // Divisions are the sweep's main cost; their factors change only with dt and the flows.
+  for (Index l = 0; l < loop.links.size(); ++l) {
+    const Link& link = loop.links[l];
+    const double C_flow = loop.C_link[l];
+    for (std::uint32_t c = link.cell_begin; c < link.cell_end; ++c)
+      loop.cell_inv_diag[c - cell0] = 1.0 / (cell_C[c] * inv_dt + C_flow);
+    if (link.role == LinkRole::ColdPlate) {
+      const auto d = static_cast<std::size_t>(link.die);
+      // Effectiveness <= 1: the coolant cannot leave hotter than the case, so the
+      // inlet-referenced conductance is capped at the capacity rate.
+      die_g[d] = std::min(1.0 / die_R[d], C_flow);
+      die_store[d] = dies[d].spec->heat_capacity * inv_dt;
+      die_inv[d] = 1.0 / (die_store[d] + die_g[d]);
+    }
+  }
+  // Mixing at a junction: each inflow's weight is its share of the capacity rate flowing in.
+  const std::size_t n_nodes = loop.network.nodeCount();
+  for (std::size_t n = 0; n < n_nodes; ++n) {
+    double C_sum = 0.0;
+    for (std::uint32_t k = loop.in_begin[n]; k < loop.in_begin[n + 1]; ++k)
+      C_sum += loop.C_link[loop.in_links[k]];
+    const double inv_C_in = C_sum > 0.0 ? 1.0 / C_sum : 0.0;
+    for (std::uint32_t k = loop.in_begin[n]; k < loop.in_begin[n + 1]; ++k) {
+      const Index l = loop.in_links[k];
+      loop.in_last_cell[k] = loop.links[l].cell_end - 1 - cell0;
+      loop.in_weight[k] = loop.C_link[l] * inv_C_in;
+    }
+  }
+  loop.still_links.clear();  // reserved for every link at build: no allocation
+  for (Index l = 0; l < loop.links.size(); ++l) {
+    if (loop.C_link[l] == 0.0) loop.still_links.push_back(l);
+  }
+  loop.cache_dt = dt;
+  loop.cache_version = loop.version;
+}
+
+void CoolingModel::Impl::finishSweep(Loop& loop) {
+  // Heat removed by each exchanger, from the same implicit temperatures (exact balance).
+  for (const std::uint32_t u : loop.units) {
+    Unit& unit = units[u];
+    const Index hx_in = loop.link_up[unit.hx_link];
+    const double T_fac = unit.T_facility_supply;
+    unit.Q_hx = loop.C_link[unit.hx_link] > 0.0 ? unit.G_hx * (loop.node_T[hx_in] - T_fac) : 0.0;
+    unit.T_supply = loop.node_T[unit.supply];
+    unit.T_return = loop.node_T[unit.suction];
+    unit.V_facility =
+        facility ? facility->cduFlow(u) : unit.valve_opening * unit.cdu->facility_V_flow_nominal;
+    unit.T_facility_return = unit.C_facility > 0.0 ? T_fac + unit.Q_hx / unit.C_facility : T_fac;
+  }
+}
+
+template <std::size_t W>
+void CoolingModel::Impl::sweepWidth(Loop& loop, double dt) {
+  const std::size_t n_nodes = loop.network.nodeCount();
+  const std::size_t m = W > 0 ? W : loop.width();
+  const std::uint32_t cell0 = loop.cell_begin;
+  const std::uint32_t die0 = loop.die_begin;
+  auto cellBeta = [&](std::uint32_t c) { return &loop.cell_beta[(c - cell0) * m]; };
+  auto dieBeta = [&](std::size_t d) { return &loop.die_beta[(d - die0) * m]; };
+  const double inv_dt = 1.0 / dt;
 
   // Advances the cells of link l from an inlet temperature alpha_in + beta_in . x.
   auto advanceLink = [&](Index l, double a_in, const double* b_in) {
@@ -384,19 +409,6 @@ void CoolingModel::Impl::sweepWidth(Loop& loop, double dt) {
   loop.E_stored = E;
   for (std::size_t n = 0; n < n_nodes; ++n)
     loop.node_T[n] = affine(loop.node_alpha[n], &loop.node_beta[n * m]);
-
-  // Heat removed by each exchanger, from the same implicit temperatures (exact balance).
-  for (const std::uint32_t u : loop.units) {
-    Unit& unit = units[u];
-    const Index hx_in = loop.link_up[unit.hx_link];
-    const double T_fac = unit.T_facility_supply;
-    unit.Q_hx = loop.C_link[unit.hx_link] > 0.0 ? unit.G_hx * (loop.node_T[hx_in] - T_fac) : 0.0;
-    unit.T_supply = loop.node_T[unit.supply];
-    unit.T_return = loop.node_T[unit.suction];
-    unit.V_facility =
-        facility ? facility->cduFlow(u) : unit.valve_opening * unit.cdu->facility_V_flow_nominal;
-    unit.T_facility_return = unit.C_facility > 0.0 ? T_fac + unit.Q_hx / unit.C_facility : T_fac;
-  }
 }
 
 }  // namespace racktwin::thermal

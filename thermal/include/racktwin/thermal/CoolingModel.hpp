@@ -79,6 +79,10 @@ class CoolingModel : public core::Model {
   double cduValveOpening(std::size_t cdu) const;              // facility valve, fraction
   std::span<const double> gpuColdPlateFlows() const;          // m3/s per GPU, layout order
 
+  /// Validation of the single-CDU sweep: with `on`, every loop takes the general sweep (call
+  /// before initialize). Both solve the same implicit step; results agree to round-off.
+  void useGeneralSweepOnly(bool on);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
