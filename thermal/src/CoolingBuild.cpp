@@ -149,6 +149,7 @@ struct CoolingModel::Impl::LoopBuilder {
                              LinkRole::ColdPlate, die);
         m.dies.push_back(Die{kind, chip, loop_index, l, &spec});
         m.die_C.push_back(spec.heat_capacity);
+        m.die_R_jc.push_back(spec.R_junction_case);
       };
       const auto tray0 = static_cast<std::uint32_t>(tray.number - 1);
       if (tray.compute) {

@@ -135,50 +135,61 @@ double CoolingModel::Impl::storedAfterSweep() const {
 }
 
 void CoolingModel::Impl::publish(core::SiteState& state, double dt, bool all) {
-  const auto junction = [&](std::uint32_t d) {
-    const double T_j = die_T[d] + die_P[d] * dies[d].spec->R_junction_case;
-    die_T_junction[d] = T_j;
-    return T_j;
-  };
-  for (std::size_t g = 0; g < gpu_die.size(); ++g) {
-    const std::uint32_t d = gpu_die[g];
+  for (std::size_t d = 0; d < dies.size(); ++d)
+    die_T_junction[d] = die_T[d] + die_P[d] * die_R_jc[d];
+  // Plain pointers and local sums: the byte-wide state flags may alias anything, and member
+  // accesses in the loop would be reloaded after every store.
+  const double* T_junction = die_T_junction.data();
+  const std::uint32_t* die_of = gpu_die.data();
+  const Die* die = dies.data();
+  double* T_view = gpu_T_j.data();
+  double* T_state = state.gpu_T_junction.data();
+  std::uint8_t* throttled = state.gpu_throttled.data();
+  std::uint8_t* shutdown = state.gpu_shutdown.data();
+  double T_max = max_gpu_T;
+  std::size_t throttled_count = 0;
+  const std::size_t n_gpus = gpu_die.size();
+  for (std::size_t g = 0; g < n_gpus; ++g) {
+    const std::uint32_t d = die_of[g];
     if (d == kNoDie) continue;
-    const core::ChipSpec& spec = *dies[d].spec;
-    const double T_j = junction(d);
-    gpu_T_j[g] = T_j;
-    state.gpu_T_junction[g] = T_j;
-    // Slowdown with hysteresis; clocks follow power as P ~ f^3, so speed = fraction^(1/3).
-    std::uint8_t& throttled = state.gpu_throttled[g];
-    std::uint8_t& shutdown = state.gpu_shutdown[g];
-    const std::uint8_t throttled_before = throttled, shutdown_before = shutdown;
-    if (T_j > spec.T_slowdown) throttled = 1;
-    if (T_j < spec.T_slowdown_release) throttled = 0;
-    // Thermal shutdown latches: the GPU stops computing and drawing power for the run.
-    if (T_j > spec.T_shutdown && shutdown == 0) {
-      shutdown = 1;
-      ++gpus_shut_down;
+    const core::ChipSpec& spec = *die[d].spec;
+    const double T_j = T_junction[d];
+    T_view[g] = T_j;
+    T_state[g] = T_j;
+    T_max = std::max(T_max, T_j);
+    // Slowdown with hysteresis; thermal shutdown latches (the GPU stops computing and drawing
+    // power for the run).
+    const std::uint8_t throttled_before = throttled[g], shutdown_before = shutdown[g];
+    std::uint8_t now_throttled = throttled_before;
+    if (T_j > spec.T_slowdown) now_throttled = 1;
+    if (T_j < spec.T_slowdown_release) now_throttled = 0;
+    const std::uint8_t now_shutdown = shutdown_before != 0 || T_j > spec.T_shutdown ? 1 : 0;
+    throttled_count += now_throttled;
+    // The states change rarely: they and what follows from them are written only when they do.
+    if (all || now_throttled != throttled_before || now_shutdown != shutdown_before) {
+      throttled[g] = now_throttled;
+      shutdown[g] = now_shutdown;
+      if (now_shutdown != shutdown_before) ++gpus_shut_down;
+      // Clocks follow power as P ~ f^3, so speed = fraction^(1/3).
+      state.gpu_speed[g] = now_shutdown != 0    ? 0.0
+                           : now_throttled != 0 ? std::cbrt(spec.throttled_power_fraction)
+                                                : 1.0;
+      gpu_throttled_record[g] = now_throttled;
+      gpu_shutdown_record[g] = now_shutdown;
     }
-    // The states change rarely: what follows from them is written only when they do.
-    if (all || throttled != throttled_before || shutdown != shutdown_before) {
-      state.gpu_speed[g] = shutdown != 0    ? 0.0
-                           : throttled != 0 ? std::cbrt(spec.throttled_power_fraction)
-                                            : 1.0;
-      gpu_throttled_record[g] = throttled;
-      gpu_shutdown_record[g] = shutdown;
+  }
+  max_gpu_T = T_max;
+  if (throttled_count > 0) {
+    throttled_gpu_seconds += dt * static_cast<double>(throttled_count);
+    if (now >= first_fault_time && first_throttle_after_fault == cooling::kNever) {
+      first_throttle_after_fault = now;
     }
-    if (throttled != 0) {
-      throttled_gpu_seconds += dt;
-      if (now >= first_fault_time && first_throttle_after_fault == cooling::kNever) {
-        first_throttle_after_fault = now;
-      }
-    }
-    max_gpu_T = std::max(max_gpu_T, T_j);
   }
   for (std::size_t c = 0; c < cpu_die.size(); ++c) {
-    if (cpu_die[c] != kNoDie) cpu_T_j[c] = junction(cpu_die[c]);
+    if (cpu_die[c] != kNoDie) cpu_T_j[c] = T_junction[cpu_die[c]];
   }
   for (std::size_t w = 0; w < switch_die.size(); ++w) {
-    if (switch_die[w] != kNoDie) switch_T_j[w] = junction(switch_die[w]);
+    if (switch_die[w] != kNoDie) switch_T_j[w] = T_junction[switch_die[w]];
   }
   std::size_t tray = 0;
   for (const Loop& loop : loops) {

@@ -65,6 +65,7 @@ struct CoolingModel::Impl {
   std::vector<double> die_g, die_inv;  // cached with the loop's cells: g and 1 / (C_d/dt + g)
   std::vector<double> die_store;       // cached: C_d / dt
   std::vector<double> die_C;           // J/K, each die's heat capacity (contiguous for sums)
+  std::vector<double> die_R_jc;        // K/W, junction to case
   // The die of each GPU, CPU and NVSwitch (kNoDie for a chip without one): per-kind loops need
   // no switch on the kind.
   static constexpr std::uint32_t kNoDie = ~std::uint32_t{0};
