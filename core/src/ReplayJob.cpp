@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -45,59 +46,129 @@ ReplayJob::ReplayJob(const ReplayJobSpec& spec)
       }
     }
   }
-  cursor_.assign(begin_.size() - 1, 0);
-  energy_.assign(begin_.size() - 1, 0.0);
+  const std::size_t n = begin_.size() - 1;
+  cursor_.assign(n, 0);
+  average_.assign(n, 0.0);
+  // Sized once: a trace GPU is pending or waiting, never both, so no list outgrows n.
+  changed_.reserve(n);
+  pending_.reserve(n);
+  pending_next_.reserve(n);
+  wake_.reserve(n);
   reset();
+}
+
+void ReplayJob::wakeAll() noexcept {
+  wake_.clear();
+  pending_.clear();
+  for (std::size_t i = 0; i < cursor_.size(); ++i)
+    pending_.push_back(static_cast<std::uint32_t>(i));
+}
+
+void ReplayJob::setAll(double P) noexcept {
+  changed_.clear();
+  for (std::size_t i = 0; i < average_.size(); ++i) {
+    if (average_[i] != P) changed_.push_back(static_cast<std::uint32_t>(i));
+    average_[i] = P;
+  }
 }
 
 void ReplayJob::reset() noexcept {
   for (std::size_t i = 0; i < cursor_.size(); ++i)
     cursor_[i] = begin_[i];
-  std::fill(energy_.begin(), energy_.end(), 0.0);
+  setAll(0.0);
+  all_zero_ = true;
+  wakeAll();
+}
+
+void ReplayJob::advanceGpu(std::uint32_t i, double a, double b) noexcept {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const std::size_t last = begin_[i + 1] - 1;
+  std::size_t k = cursor_[i];
+  while (k < last && times_[k + 1] <= a)
+    ++k;
+  const std::size_t first = k;
+  const double next = k < last ? times_[k + 1] : kInf;
+  double P = power_[k];
+  if (next >= b) {
+    // One sample over the whole interval: its power exactly, so a held sample reads as unchanged.
+    if (next == b) ++k;
+  } else {
+    double E = 0.0;
+    double pos = a;
+    while (pos < b) {
+      const double change = k < last ? times_[k + 1] : kInf;
+      const double stop = std::min(change, b);
+      E += power_[k] * (stop - pos);
+      pos = stop;
+      if (stop == change) ++k;
+    }
+    P = E / (b - a);
+  }
+  cursor_[i] = k;
+  if (P != average_[i]) changed_.push_back(i);
+  average_[i] = P;
+  if (k != first) {
+    // The sample changed within [a, b] (or at b): the next interval sees the new one.
+    pending_next_.push_back(i);
+  } else if (k < last) {
+    wake_.emplace_back(times_[k + 1], i);
+    std::push_heap(wake_.begin(), wake_.end(), std::greater<>());
+  }
 }
 
 double ReplayJob::run(double t0, double t1) noexcept {
   const double a = std::max(t0, start_) - start_;
   const double b = std::min(t1, end_) - start_;
   if (!(b > a)) {
-    std::fill(energy_.begin(), energy_.end(), 0.0);
+    changed_.clear();
+    if (!all_zero_) {
+      setAll(0.0);
+      all_zero_ = true;
+      wakeAll();
+    }
     return 0.0;
   }
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  for (std::size_t i = 0; i < cursor_.size(); ++i) {
-    const std::size_t last = begin_[i + 1] - 1;
-    std::size_t k = cursor_[i];
-    while (k < last && times_[k + 1] <= a)
-      ++k;
-    double E = 0.0;
-    double pos = a;
-    while (pos < b) {
-      const double next = k < last ? times_[k + 1] : kInf;
-      const double stop = std::min(next, b);
-      E += power_[k] * (stop - pos);
-      pos = stop;
-      if (stop == next) ++k;
-    }
-    cursor_[i] = k;
-    energy_[i] = E;
+  all_zero_ = false;
+  changed_.clear();
+  pending_next_.clear();
+  for (const std::uint32_t i : pending_)
+    advanceGpu(i, a, b);
+  // Trace GPUs whose next sample falls before b; the others hold their sample through [a, b].
+  while (!wake_.empty() && wake_.front().first < b) {
+    std::pop_heap(wake_.begin(), wake_.end(), std::greater<>());
+    const std::uint32_t i = wake_.back().second;
+    wake_.pop_back();
+    advanceGpu(i, a, b);
   }
+  pending_.swap(pending_next_);
   return b - a;
 }
 
 double ReplayJob::sampleAt(double time) noexcept {
   if (!(time >= start_ && time < end_)) {
-    std::fill(energy_.begin(), energy_.end(), 0.0);
+    changed_.clear();
+    if (!all_zero_) {
+      setAll(0.0);
+      all_zero_ = true;
+    }
+    wakeAll();
     return 0.0;
   }
   const double tau = time - start_;
+  changed_.clear();
   for (std::size_t i = 0; i < cursor_.size(); ++i) {
     // The last sample at or before tau (the first when tau precedes them all).
     const auto first = times_.begin() + static_cast<std::ptrdiff_t>(begin_[i]);
     const auto stop = times_.begin() + static_cast<std::ptrdiff_t>(begin_[i + 1]);
     auto it = std::upper_bound(first, stop, tau);
     if (it != first) --it;
-    energy_[i] = power_[static_cast<std::size_t>(it - times_.begin())];
+    const double P = power_[static_cast<std::size_t>(it - times_.begin())];
+    if (P != average_[i]) changed_.push_back(static_cast<std::uint32_t>(i));
+    average_[i] = P;
   }
+  all_zero_ = false;
+  // The cursors did not move: every trace GPU is averaged again at the next run.
+  wakeAll();
   return 1.0;
 }
 

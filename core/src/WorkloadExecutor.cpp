@@ -73,6 +73,7 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
     power.switch_P_busy = type.switch_P_busy;
     power.air_P =
         type.compute_trays * type.compute_tray_air_P + type.switch_trays * type.switch_tray_air_P;
+    any_leakage_ = any_leakage_ || power.gpu_P_leakage > 0.0;
     rack_power_.push_back(power);
   }
 
@@ -186,7 +187,7 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
   }
 
   rack_replay_.assign(layout.rack_count, -1);
-  rack_replay_span_.assign(layout.rack_count, 0.0);
+  rack_replay_share_.assign(layout.rack_count, 0.0);
   rack_replay_offset_.assign(layout.rack_count, 0);
   for (const ReplayJobSpec& spec : site.replay_jobs) {
     ReplayRacks racks;
@@ -289,10 +290,14 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
     }
   }
 
+  job_rack_P_.assign(job_racks_.size(), PhasePowers{});
+  for (const Job& job : jobs_) {
+    if (!job.scheduled) setPhasePowers(job);
+  }
   rack_busy_.assign(layout.rack_count, 0.0);
   rack_shut_down_.assign(layout.rack_count, 0);
-  rack_gpu_E_.assign(layout.rack_count, 0.0);
-  rack_gpu_E_capped_.assign(layout.rack_count, 0.0);
+  rack_gpu_P_.assign(layout.rack_count, 0.0);
+  rack_gpu_P_capped_.assign(layout.rack_count, 0.0);
   job_iterations_.assign(jobs_.size(), 0.0);
   job_racks_held_.assign(jobs_.size(), 0.0);
   inference_queue_.assign(inference_.size(), 0.0);
@@ -302,11 +307,15 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
   leak_T_.assign(layout.gpu_count, std::numeric_limits<double>::quiet_NaN());
   leak_P_.assign(layout.gpu_count, 0.0);
   rack_written_.assign(layout.rack_count, 0);
+  rack_chips_written_.assign(layout.rack_count, 0);
   rack_last_P_.assign(layout.rack_count, 0.0);
   rack_last_P_capped_.assign(layout.rack_count, 0.0);
+  rack_last_busy_.assign(layout.rack_count, 0.0);
   seen_throttled_.assign(layout.gpu_count, 0);
   seen_shutdown_.assign(layout.gpu_count, 0);
-  rack_speed_valid_.assign(layout.rack_count, 0);
+  rack_inputs_changed_.assign(layout.rack_count, 1);
+  rack_flags_clear_.assign(layout.rack_count, 0);
+  seen_T_.assign(layout.gpu_count, 0.0);
   rack_min_speed_.assign(layout.rack_count, 0.0);
   seen_speed_.assign(layout.gpu_count, 0.0);
 }
@@ -505,22 +514,82 @@ void WorkloadExecutor::initialize(SiteState& state) {
     inference_[i].reset();
     inference_queue_[i] = inference_in_service_[i] = inference_tokens_per_s_[i] = 0.0;
   }
-  for (std::size_t r = 0; r < layout_.rack_count; ++r) {
-    state.rack_air_P_demand[r] = rack_power_[r].air_P;
-  }
-  std::fill(rack_written_.begin(), rack_written_.end(), 0);
-  std::fill(rack_speed_valid_.begin(), rack_speed_valid_.end(), 0);
+  // Everything is written afresh (the air loads too), from inputs read afresh.
+  written_to_ = nullptr;
+  checkTarget(state);
+  scanInputs(state);
+  inputs_may_change_ = true;  // models initialised after this one may publish their inputs
   // The demand at the instant state.time: a unit weight on the phase each job is in.
   clearRackSums();
   for (std::size_t j = 0; j < jobs_.size(); ++j) {
     const Job& job = jobs_[j];
     const bool active = state.time >= job.start && state.time < job.end;
     job_racks_held_[j] = active ? static_cast<double>(job.rack_end - job.rack_begin) : 0.0;
-    addToRacks(job, phaseAt(job, state.time));
+    addToRacks(job, phaseAt(job, state.time), 1.0);
   }
   for (std::size_t i = 0; i < replay_.size(); ++i)
     addReplayToRacks(i, replay_[i].sampleAt(state.time));
-  writeDemands(1.0, state);
+  writeDemands(state);
+}
+
+void WorkloadExecutor::checkTarget(const SiteState& state) noexcept {
+  if (written_to_ == state.gpu_P_demand.data()) return;
+  written_to_ = state.gpu_P_demand.data();
+  std::fill(rack_written_.begin(), rack_written_.end(), 0);
+  std::fill(rack_chips_written_.begin(), rack_chips_written_.end(), 0);
+  inputs_valid_ = false;
+}
+
+void WorkloadExecutor::scanInputs(const SiteState& state) noexcept {
+  // The inputs change once per thermal step: most sub-steps end at these four comparisons.
+  const std::size_t G = layout_.gpu_count;
+  if (inputs_valid_ && std::memcmp(state.gpu_throttled.data(), seen_throttled_.data(), G) == 0
+      && std::memcmp(state.gpu_shutdown.data(), seen_shutdown_.data(), G) == 0
+      && std::memcmp(state.gpu_speed.data(), seen_speed_.data(), G * sizeof(double)) == 0
+      && (!any_leakage_
+          || std::memcmp(state.gpu_T_junction.data(), seen_T_.data(), G * sizeof(double)) == 0)) {
+    return;
+  }
+  for (std::size_t r = 0; r < layout_.rack_count; ++r) {
+    const std::size_t g0 = layout_.rack_gpu_begin[r];
+    const std::size_t n = layout_.rack_gpu_begin[r + 1] - g0;
+    bool changed = !inputs_valid_;
+    bool flags = false;
+    const std::uint8_t* throttled = state.gpu_throttled.data() + g0;
+    if (!inputs_valid_ || std::memcmp(throttled, seen_throttled_.data() + g0, n) != 0) {
+      std::memcpy(seen_throttled_.data() + g0, throttled, n);
+      changed = flags = true;
+    }
+    const std::uint8_t* shutdown = state.gpu_shutdown.data() + g0;
+    if (!inputs_valid_ || std::memcmp(shutdown, seen_shutdown_.data() + g0, n) != 0) {
+      std::memcpy(seen_shutdown_.data() + g0, shutdown, n);
+      changed = flags = true;
+      // The scheduler reads it at the next sub-step, as it did when the demands were compared.
+      if (scheduler_) noteRackShutdown(r, shutdown, n);
+    }
+    if (flags) {
+      std::uint8_t any = 0;
+      for (std::size_t k = 0; k < n; ++k)
+        any |= throttled[k] | shutdown[k];
+      rack_flags_clear_[r] = any == 0 ? 1 : 0;
+    }
+    const double* v = state.gpu_speed.data() + g0;
+    if (!inputs_valid_ || std::memcmp(v, seen_speed_.data() + g0, n * sizeof(double)) != 0) {
+      double slowest = std::numeric_limits<double>::infinity();
+      for (std::size_t i = 0; i < n; ++i)
+        slowest = v[i] < slowest ? v[i] : slowest;  // as std::min: a NaN speed is ignored
+      std::memcpy(seen_speed_.data() + g0, v, n * sizeof(double));
+      rack_min_speed_[r] = slowest;
+    }
+    const double* T_j = state.gpu_T_junction.data() + g0;
+    if (any_leakage_
+        && (!inputs_valid_ || std::memcmp(T_j, seen_T_.data() + g0, n * sizeof(double)) != 0)) {
+      std::memcpy(seen_T_.data() + g0, T_j, n * sizeof(double));
+      changed = changed || rack_power_[r].gpu_P_leakage > 0.0;
+    }
+    if (changed) rack_inputs_changed_[r] = 1;
+  }
+  inputs_valid_ = true;
 }
 
 void WorkloadExecutor::runScheduler(double now) noexcept {
@@ -530,6 +599,7 @@ void WorkloadExecutor::runScheduler(double now) noexcept {
     job.end = now + job.duration;
     const std::span<const std::uint32_t> racks = scheduler_->racks(q);
     std::copy(racks.begin(), racks.end(), job_racks_.begin() + job.rack_begin);
+    setPhasePowers(job);
     job.origin = now;
     job.iteration_start = now;
     drawFailure(job, now);
@@ -562,38 +632,50 @@ void WorkloadExecutor::noteRacksDown(const SiteState& state) noexcept {
 
 void WorkloadExecutor::advance(double t, double dt, SiteState& state) {
   RACKTWIN_ASSERT(dt > 0.0, "advance needs dt > 0");
+  checkTarget(state);
   // Scheduling events fall on sub-step boundaries: a job submitted, or racks freed, inside a
   // sub-step starts at the next one.
   if (scheduler_) noteRacksDown(state);
   if (scheduler_ && (racks_changed_ || t + timeTolerance(t) >= next_schedule_)) runScheduler(t);
-  last_time_ = t + dt;
+  // The slow models write the GPU inputs between macro steps, so only a sub-step that follows a
+  // macro step's last one (or a driver that does not sub-step) can see them changed.
+  if (inputs_may_change_ || !inputs_valid_) scanInputs(state);
+  inputs_may_change_ = state.last_substep;
+  const double t1 = t + dt;
+  // The sub-step's length as the phase times measure it, so that a phase filling the sub-step
+  // has a share of exactly 1.
+  const double span = t1 - t;
+  last_time_ = t1;
   clearRackSums();
   for (std::size_t j = 0; j < jobs_.size(); ++j) {
     const Job& job = jobs_[j];
-    const bool active = t + dt > job.start && t < job.end;
+    const bool active = t1 > job.start && t < job.end;
     job_racks_held_[j] = active ? static_cast<double>(job.rack_end - job.rack_begin) : 0.0;
     if (!active) continue;
     const double speed = slowestSpeed(job.rack_begin, job.rack_end, job.compute_fraction, state);
-    const Split split = runJob(j, t, t + dt, speed);
-    addToRacks(job, split);
+    const Split split = runJob(j, t, t1, speed);
+    addToRacks(job, split, span);
   }
   for (std::size_t i = 0; i < inference_.size(); ++i) {
     InferenceJob& job = inference_[i];
-    if (!(t + dt > job.start() && t < job.end())) continue;
+    if (!(t1 > job.start() && t < job.end())) continue;
     const InferenceRacks& racks = inference_racks_[i];
     const double speed =
         slowestSpeed(racks.rack_begin, racks.rack_end, job.busyPowerFraction(), state);
-    addInferenceToRacks(i, job.run(t, t + dt, speed));
+    addInferenceToRacks(i, job.run(t, t1, speed) / span);
     inference_queue_[i] = static_cast<double>(job.queueLength());
     inference_in_service_[i] = static_cast<double>(job.inService());
     inference_tokens_per_s_[i] = static_cast<double>(job.tokensLastRun()) / dt;
   }
   for (std::size_t i = 0; i < replay_.size(); ++i) {
     ReplayJob& job = replay_[i];
-    if (!(t + dt > job.start() && t < job.end())) continue;
-    addReplayToRacks(i, job.run(t, t + dt));
+    if (!(t1 > job.start() && t < job.end())) continue;
+    const double active = job.run(t, t1);
+    // Active through the whole sub-step: a share of exactly 1, whatever the job's start.
+    const double share = t >= job.start() && t1 <= job.end() ? 1.0 : active / span;
+    addReplayToRacks(i, active > 0.0 ? share : 0.0);
   }
-  writeDemands(dt, state);
+  writeDemands(state);
 }
 
 double WorkloadExecutor::slowestSpeed(std::uint32_t begin, std::uint32_t end, double fraction,
@@ -601,19 +683,7 @@ double WorkloadExecutor::slowestSpeed(std::uint32_t begin, std::uint32_t end, do
   double speed = std::numeric_limits<double>::infinity();
   for (std::uint32_t k = begin; k < end; ++k) {
     const std::uint32_t r = job_racks_[k];
-    const std::size_t g0 = layout_.rack_gpu_begin[r];
-    const std::size_t n = layout_.rack_gpu_begin[r + 1] - g0;
-    const double* v = state.gpu_speed.data() + g0;
-    double* seen = seen_speed_.data() + g0;
-    if (rack_speed_valid_[r] == 0 || std::memcmp(v, seen, n * sizeof(double)) != 0) {
-      double slowest = std::numeric_limits<double>::infinity();
-      for (std::size_t i = 0; i < n; ++i)
-        slowest = v[i] < slowest ? v[i] : slowest;  // as std::min: a NaN speed is ignored
-      std::memcpy(seen, v, n * sizeof(double));
-      rack_min_speed_[r] = slowest;
-      rack_speed_valid_[r] = 1;
-    }
-    speed = std::min(speed, rack_min_speed_[r]);
+    speed = std::min(speed, rack_min_speed_[r]);  // from scanInputs
     // A power cap below the job's compute power slows its GPUs: clocks fall until the power
     // meets the cap, with P ~ f^3 (the throttle law), so speed = (cap / P_compute)^(1/3).
     const double P_compute = fraction * rack_power_[r].gpu_P_max;
@@ -799,38 +869,52 @@ void WorkloadExecutor::train(std::size_t j, double t0, double t1, double speed,
 
 void WorkloadExecutor::clearRackSums() noexcept {
   std::fill(rack_busy_.begin(), rack_busy_.end(), 0.0);
-  std::fill(rack_gpu_E_.begin(), rack_gpu_E_.end(), 0.0);
-  std::fill(rack_gpu_E_capped_.begin(), rack_gpu_E_capped_.end(), 0.0);
+  std::fill(rack_gpu_P_.begin(), rack_gpu_P_.end(), 0.0);
+  std::fill(rack_gpu_P_capped_.begin(), rack_gpu_P_capped_.end(), 0.0);
   std::fill(rack_replay_.begin(), rack_replay_.end(), -1);
 }
 
-void WorkloadExecutor::addReplayToRacks(std::size_t i, double active) noexcept {
-  if (!(active > 0.0)) return;
+void WorkloadExecutor::addReplayToRacks(std::size_t i, double share) noexcept {
+  if (!(share > 0.0)) return;
   const ReplayRacks& racks = replay_racks_[i];
   for (std::uint32_t k = racks.rack_begin; k < racks.rack_end; ++k) {
     const std::uint32_t r = job_racks_[k];
-    rack_busy_[r] += active;
+    rack_busy_[r] += share;
     rack_replay_[r] = static_cast<std::int32_t>(i);
-    rack_replay_span_[r] = active;
+    rack_replay_share_[r] = share;
   }
 }
 
-void WorkloadExecutor::addToRacks(const Job& job, const Split& split) noexcept {
+void WorkloadExecutor::addToRacks(const Job& job, const Split& split, double span) noexcept {
   const double busy = split.compute + split.communication + split.checkpoint;
   if (!(busy > 0.0)) return;
+  // Shares of the sub-step: a phase over the whole sub-step has share t1 - t0 over t1 - t0,
+  // exactly 1, and the others 0, so its power comes out exactly.
+  const double f_compute = split.compute / span;
+  const double f_communication = split.communication / span;
+  const double f_checkpoint = split.checkpoint / span;
+  const double f_busy = f_compute + f_communication + f_checkpoint;
   for (std::uint32_t k = job.rack_begin; k < job.rack_end; ++k) {
     const std::uint32_t r = job_racks_[k];
-    const RackPower& p = rack_power_[r];
-    const double P_compute = std::max(p.gpu_P_idle, job.compute_fraction * p.gpu_P_max);
-    const double P_communication = std::max(p.gpu_P_idle, job.communication_fraction * p.gpu_P_max);
-    const double P_checkpoint = std::max(p.gpu_P_idle, job.checkpoint_fraction * p.gpu_P_max);
-    const double cap = p.gpu_P_throttled;
-    rack_busy_[r] += busy;
-    rack_gpu_E_[r] += split.compute * P_compute + split.communication * P_communication
-                      + split.checkpoint * P_checkpoint;
-    rack_gpu_E_capped_[r] += split.compute * std::min(P_compute, cap)
-                             + split.communication * std::min(P_communication, cap)
-                             + split.checkpoint * std::min(P_checkpoint, cap);
+    const PhasePowers& P = job_rack_P_[k];
+    rack_busy_[r] += f_busy;
+    rack_gpu_P_[r] +=
+        f_compute * P.compute + f_communication * P.communication + f_checkpoint * P.checkpoint;
+    rack_gpu_P_capped_[r] += f_compute * P.compute_capped + f_communication * P.communication_capped
+                             + f_checkpoint * P.checkpoint_capped;
+  }
+}
+
+void WorkloadExecutor::setPhasePowers(const Job& job) noexcept {
+  for (std::uint32_t k = job.rack_begin; k < job.rack_end; ++k) {
+    const RackPower& p = rack_power_[job_racks_[k]];
+    PhasePowers& P = job_rack_P_[k];
+    P.compute = std::max(p.gpu_P_idle, job.compute_fraction * p.gpu_P_max);
+    P.communication = std::max(p.gpu_P_idle, job.communication_fraction * p.gpu_P_max);
+    P.checkpoint = std::max(p.gpu_P_idle, job.checkpoint_fraction * p.gpu_P_max);
+    P.compute_capped = std::min(P.compute, p.gpu_P_throttled);
+    P.communication_capped = std::min(P.communication, p.gpu_P_throttled);
+    P.checkpoint_capped = std::min(P.checkpoint, p.gpu_P_throttled);
   }
 }
 
@@ -841,37 +925,40 @@ void WorkloadExecutor::addInferenceToRacks(std::size_t i, double busy) noexcept 
   for (std::uint32_t k = racks.rack_begin; k < racks.rack_end; ++k) {
     const std::uint32_t r = job_racks_[k];
     const RackPower& p = rack_power_[r];
-    // P_idle + u (P_busy - P_idle) averaged over the sub-step: busy = integral of u, so the
+    // P_idle + u (P_busy - P_idle) averaged over the sub-step: busy = the mean of u, so the
     // busy share at P_busy plus the rest at P_idle (filled in by writeDemands).
     const double P_busy = std::max(p.gpu_P_idle, fraction * p.gpu_P_max);
     rack_busy_[r] += busy;
-    rack_gpu_E_[r] += busy * P_busy;
-    rack_gpu_E_capped_[r] += busy * std::min(P_busy, p.gpu_P_throttled);
+    rack_gpu_P_[r] += busy * P_busy;
+    rack_gpu_P_capped_[r] += busy * std::min(P_busy, p.gpu_P_throttled);
   }
 }
 
-void WorkloadExecutor::writeDemands(double span, SiteState& state) noexcept {
-  if (written_to_ != state.gpu_P_demand.data()) {
-    written_to_ = state.gpu_P_demand.data();
-    std::fill(rack_written_.begin(), rack_written_.end(), 0);
-  }
+void WorkloadExecutor::writeDemands(SiteState& state) noexcept {
   for (std::size_t r = 0; r < layout_.rack_count; ++r) {
     const RackPower& p = rack_power_[r];
-    const double busy = std::min(rack_busy_[r], span);
-    const double idle = span - busy;
-    const double P_gpu = (rack_gpu_E_[r] + idle * p.gpu_P_idle) / span;
-    const double P_gpu_capped =
-        (rack_gpu_E_capped_[r] + idle * std::min(p.gpu_P_idle, p.gpu_P_throttled)) / span;
+    const double busy = std::min(rack_busy_[r], 1.0);
+    const double idle = 1.0 - busy;
     if (rack_replay_[r] >= 0) {
-      writeReplayDemands(r, span, state);
+      writeReplayDemands(r, state);
     } else {
-      writeRackDemands(r, P_gpu, P_gpu_capped, state);
+      const double P_gpu = rack_gpu_P_[r] + idle * p.gpu_P_idle;
+      const double P_gpu_capped =
+          rack_gpu_P_capped_[r] + idle * std::min(p.gpu_P_idle, p.gpu_P_throttled);
+      if (rack_written_[r] != 1 || rack_inputs_changed_[r] != 0 || P_gpu != rack_last_P_[r]
+          || P_gpu_capped != rack_last_P_capped_[r]) {
+        writeRackDemands(r, P_gpu, P_gpu_capped, state);
+      }
     }
-    const double P_cpu = (busy * p.cpu_P_busy + idle * p.cpu_P_idle) / span;
+    rack_inputs_changed_[r] = 0;
+    if (rack_chips_written_[r] != 0 && busy == rack_last_busy_[r]) continue;
+    rack_chips_written_[r] = 1;
+    rack_last_busy_[r] = busy;
+    const double P_cpu = busy * p.cpu_P_busy + idle * p.cpu_P_idle;
     for (std::size_t c = layout_.rack_cpu_begin[r]; c < layout_.rack_cpu_begin[r + 1]; ++c) {
       state.cpu_P_demand[c] = P_cpu;
     }
-    const double P_switch = (busy * p.switch_P_busy + idle * p.switch_P_idle) / span;
+    const double P_switch = busy * p.switch_P_busy + idle * p.switch_P_idle;
     for (std::size_t w = layout_.rack_switch_begin[r]; w < layout_.rack_switch_begin[r + 1]; ++w) {
       state.switch_P_demand[w] = P_switch;
     }
@@ -879,15 +966,21 @@ void WorkloadExecutor::writeDemands(double span, SiteState& state) noexcept {
   }
 }
 
-void WorkloadExecutor::writeReplayDemands(std::size_t r, double span, SiteState& state) noexcept {
-  const RackPower& p = rack_power_[r];
+void WorkloadExecutor::writeReplayDemands(std::size_t r, SiteState& state) noexcept {
   const ReplayJob& job = replay_[static_cast<std::size_t>(rack_replay_[r])];
-  const double* E = job.energy().data();
+  const std::span<const std::uint32_t> changed = job.changed();
+  const double share = rack_replay_share_[r];
+  // Only the GPUs whose trace GPU changed, unless the rack's share, inputs or mode changed.
+  const bool all =
+      rack_written_[r] != 2 || rack_inputs_changed_[r] != 0 || share != rack_last_P_[r];
+  if (!all && changed.empty()) return;
+  rack_written_[r] = 2;
+  rack_last_P_[r] = share;
+  const RackPower& p = rack_power_[r];
+  const double* P_trace = job.power().data();
   const std::size_t n = job.traceGpus();
-  rack_written_[r] = 0;
-  const double inv_span = 1.0 / span;
-  const double P_idle_share =
-      (span - std::min(rack_replay_span_[r], span)) * p.gpu_P_idle * inv_span;
+  const double f = std::min(share, 1.0);
+  const double P_idle_share = (1.0 - f) * p.gpu_P_idle;
   const double cap = p.gpu_P_throttled;
   const std::size_t g0 = layout_.rack_gpu_begin[r];
   const std::size_t count = layout_.rack_gpu_begin[r + 1] - g0;
@@ -895,21 +988,33 @@ void WorkloadExecutor::writeReplayDemands(std::size_t r, double span, SiteState&
   const std::uint8_t* shutdown = state.gpu_shutdown.data() + g0;
   double* out = state.gpu_P_demand.data() + g0;
   double* view = gpu_P_demand_.data() + g0;
-  std::size_t trace_gpu = rack_replay_offset_[r] % n;
-  for (std::size_t k = 0; k < count; ++k) {
-    double P = E[trace_gpu] * inv_span + P_idle_share;
+  const auto write = [&](std::size_t k, std::size_t trace_gpu) {
+    double P = P_trace[trace_gpu] * f + P_idle_share;
     P = throttled[k] != 0 && P > cap ? cap : P;
     P = shutdown[k] != 0 ? 0.0 : P;
     out[k] = P;
     view[k] = P;
-    if (++trace_gpu == n) trace_gpu = 0;
+  };
+  // GPU k of the rack replays trace GPU (offset + k) mod n.
+  const std::size_t offset = rack_replay_offset_[r] % n;
+  if (all || changed.size() == n) {
+    std::size_t trace_gpu = offset;
+    for (std::size_t k = 0; k < count; ++k) {
+      write(k, trace_gpu);
+      if (++trace_gpu == n) trace_gpu = 0;
+    }
+    return;
+  }
+  for (const std::uint32_t i : changed) {
+    for (std::size_t k = (i + n - offset) % n; k < count; k += n)
+      write(k, i);
   }
 }
 
 void WorkloadExecutor::writeRackDemands(std::size_t r, double P_gpu, double P_gpu_capped,
                                         SiteState& state) noexcept {
   // Plain loops over the rack's contiguous GPUs through local pointers, so that the compiler
-  // keeps the values in registers and vectorises: this runs for every GPU at every sub-step.
+  // keeps the values in registers and vectorises: a busy inference rack changes every sub-step.
   const RackPower& p = rack_power_[r];
   const std::size_t g0 = layout_.rack_gpu_begin[r];
   const std::size_t n = layout_.rack_gpu_begin[r + 1] - g0;
@@ -917,36 +1022,38 @@ void WorkloadExecutor::writeRackDemands(std::size_t r, double P_gpu, double P_gp
   const std::uint8_t* shutdown = state.gpu_shutdown.data() + g0;
   double* out = state.gpu_P_demand.data() + g0;
   double* view = gpu_P_demand_.data() + g0;
-  std::uint8_t* seen_throttled = seen_throttled_.data() + g0;
-  std::uint8_t* seen_shutdown = seen_shutdown_.data() + g0;
-  if (rack_written_[r] != 0 && P_gpu == rack_last_P_[r] && P_gpu_capped == rack_last_P_capped_[r]
-      && std::memcmp(throttled, seen_throttled, n) == 0
-      && std::memcmp(shutdown, seen_shutdown, n) == 0
-      && (!(p.gpu_P_leakage > 0.0)
-          || std::memcmp(state.gpu_T_junction.data() + g0, leak_T_.data() + g0, n * sizeof(double))
-                 == 0)) {
-    return;  // the demands written last time still hold
-  }
+  const bool fresh = rack_written_[r] != 1 || rack_inputs_changed_[r] != 0;
   rack_written_[r] = 1;
   rack_last_P_[r] = P_gpu;
   rack_last_P_capped_[r] = P_gpu_capped;
-  if (scheduler_ && std::memcmp(shutdown, seen_shutdown, n) != 0) noteRackShutdown(r, shutdown, n);
-  std::memcpy(seen_throttled, throttled, n);
-  std::memcpy(seen_shutdown, shutdown, n);
   if (p.gpu_P_leakage > 0.0) {
     // Leakage grows exponentially with the junction temperature (of the last thermal step); it
     // is recomputed only when that temperature changed. The power limit bounds the total.
-    const double* T_j = state.gpu_T_junction.data() + g0;
-    double* leak_T = leak_T_.data() + g0;
-    double* leak_P = leak_P_.data() + g0;
-    for (std::size_t k = 0; k < n; ++k) {
-      if (T_j[k] != leak_T[k]) {
-        leak_T[k] = T_j[k];
-        leak_P[k] =
-            p.gpu_P_leakage * std::expm1(p.gpu_leakage_coefficient * (T_j[k] - p.gpu_T_leakage));
+    if (fresh) {
+      const double* T_j = state.gpu_T_junction.data() + g0;
+      double* leak_T = leak_T_.data() + g0;
+      double* leak_P = leak_P_.data() + g0;
+      for (std::size_t k = 0; k < n; ++k) {
+        if (T_j[k] != leak_T[k]) {
+          leak_T[k] = T_j[k];
+          leak_P[k] =
+              p.gpu_P_leakage * std::expm1(p.gpu_leakage_coefficient * (T_j[k] - p.gpu_T_leakage));
+        }
       }
     }
+    const double* leak_P = leak_P_.data() + g0;
     const double P_max = p.gpu_P_max;
+    if (rack_flags_clear_[r] != 0) {
+      // No GPU throttled or shut down (the common case): a loop the compiler vectorises.
+      for (std::size_t k = 0; k < n; ++k) {
+        double P = P_gpu + leak_P[k];
+        P = P < 0.0 ? 0.0 : P;
+        P = P > P_max ? P_max : P;
+        out[k] = P;
+        view[k] = P;
+      }
+      return;
+    }
     for (std::size_t k = 0; k < n; ++k) {
       double P = (throttled[k] != 0 ? P_gpu_capped : P_gpu) + leak_P[k];
       P = P < 0.0 ? 0.0 : (P > P_max ? P_max : P);
@@ -954,6 +1061,11 @@ void WorkloadExecutor::writeRackDemands(std::size_t r, double P_gpu, double P_gp
       out[k] = P;
       view[k] = P;
     }
+    return;
+  }
+  if (rack_flags_clear_[r] != 0) {
+    std::fill(out, out + n, P_gpu);
+    std::fill(view, view + n, P_gpu);
     return;
   }
   for (std::size_t k = 0; k < n; ++k) {

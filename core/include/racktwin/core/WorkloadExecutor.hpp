@@ -42,10 +42,17 @@
 // compares each rack's shutdown flags), so a sub-step without one costs one comparison. With
 // scheduled jobs the recorder gets job/racks_held and site/jobs_queued.
 //
-// Cost per sub-step: a rack whose averages, throttle and shutdown flags, junction temperatures
-// and speeds did not change since the last sub-step keeps the GPU demands already in SiteState
-// (checked by comparing a few hundred bytes per rack), so the executor must be the only writer of
-// SiteState::gpu_P_demand, and initialize() must be called before advancing a new SiteState.
+// Cost per sub-step (event-driven): the work scales with the racks whose demands change, not
+// with GPUs x sub-steps. Phase times are taken as shares of the sub-step, so a sub-step inside one
+// phase demands that phase's power exactly and reads as unchanged; a rack whose averages and GPU
+// inputs did not change keeps the demands already in SiteState, and a replayed rack rewrites only
+// the GPUs whose trace sample changed. The GPU inputs (throttle and shutdown flags, speeds,
+// junction temperatures) are written by the slow models between macro steps, so they are
+// compared with a copy of them, whole arrays at a time, only at a sub-step that follows one with
+// SiteState::last_substep set (every sub-step for a driver that leaves it set, as tests do). So:
+// the executor must be the only writer of SiteState::gpu_P_demand, cpu_P_demand,
+// switch_P_demand and rack_air_P_demand; a driver that changes the GPU inputs between sub-steps
+// must leave last_substep set; and initialize() must be called before advancing a new SiteState.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -177,7 +184,16 @@ class WorkloadExecutor final : public Model {
     double air_P = 0.0;  // air-cooled tray loads of the whole rack
   };
 
+  /// A training job's GPU power in each phase on one of its racks, W, without and with the
+  /// throttle cap.
+  struct PhasePowers {
+    double compute = 0.0, communication = 0.0, checkpoint = 0.0;
+    double compute_capped = 0.0, communication_capped = 0.0, checkpoint_capped = 0.0;
+  };
+
   static double checkpointCycle(const Job& job, double time) noexcept;
+  /// Fills job_rack_P_ for the job's racks (when it is built, or placed by the scheduler).
+  void setPhasePowers(const Job& job) noexcept;
   Split runJob(std::size_t j, double t0, double t1, double speed) noexcept;
   void runSchedule(std::size_t j, double a, double b, double speed, Split& split) noexcept;
   void drawFailure(Job& job, double from) noexcept;
@@ -193,15 +209,24 @@ class WorkloadExecutor final : public Model {
   /// job's busy power `fraction` * P_max.
   double slowestSpeed(std::uint32_t begin, std::uint32_t end, double fraction,
                       const SiteState& state) noexcept;
+  /// Adds a sub-step's busy share of inference job i (0..1) to its racks.
   void addInferenceToRacks(std::size_t i, double busy) noexcept;
-  void addReplayToRacks(std::size_t i, double active) noexcept;
+  /// Marks replay job i's racks as replayed for an active share (0..1) of the sub-step.
+  void addReplayToRacks(std::size_t i, double share) noexcept;
   void clearRackSums() noexcept;
-  void writeReplayDemands(std::size_t r, double span, SiteState& state) noexcept;
+  /// Forgets what was written when `state` is not the SiteState written last.
+  void checkTarget(const SiteState& state) noexcept;
+  /// Compares the GPU inputs with the copy from the last sub-step and flags the racks whose
+  /// inputs changed (rack_inputs_changed_), updating each rack's slowest speed.
+  void scanInputs(const SiteState& state) noexcept;
+  void writeReplayDemands(std::size_t r, SiteState& state) noexcept;
   void writeRackDemands(std::size_t r, double P_gpu, double P_gpu_capped,
                         SiteState& state) noexcept;
-  void addToRacks(const Job& job, const Split& split) noexcept;
-  /// Turns the per-rack phase-time sums over an interval of length `span` into average demands.
-  void writeDemands(double span, SiteState& state) noexcept;
+  /// Adds a training job's phase times over a sub-step of length `span` to its racks.
+  void addToRacks(const Job& job, const Split& split, double span) noexcept;
+  /// Turns the per-rack phase shares of the sub-step into average demands, writing only what
+  /// changed.
+  void writeDemands(SiteState& state) noexcept;
 
   const SiteLayout& layout_;
   std::vector<Job> jobs_;
@@ -226,18 +251,19 @@ class WorkloadExecutor final : public Model {
   };
   std::vector<ReplayJob> replay_;
   std::vector<ReplayRacks> replay_racks_;
-  // Per rack: the replay job driving it in the current sub-step (-1 none), the active span of
-  // that job within the sub-step (s), and the rack's first GPU's position in the job's GPUs.
+  // Per rack: the replay job driving it in the current sub-step (-1 none), the active share of
+  // that job in the sub-step (0..1), and the rack's first GPU's position in the job's GPUs.
   std::vector<std::int32_t> rack_replay_;
-  std::vector<double> rack_replay_span_;
+  std::vector<double> rack_replay_share_;
   std::vector<std::uint32_t> rack_replay_offset_;
   std::vector<std::uint32_t> job_racks_;
+  std::vector<PhasePowers> job_rack_P_;  // per entry of job_racks_ of a training job
   std::vector<RackPower> rack_power_;
-  // Per-rack sums over the current sub-step: job-busy time (s), GPU energy (J) in jobs without
-  // and with the throttle cap.
+  // Per-rack sums over the current sub-step as shares of it: job-busy share (0..1), and the
+  // share-weighted GPU powers in jobs without and with the throttle cap, W.
   std::vector<double> rack_busy_;
-  std::vector<double> rack_gpu_E_;
-  std::vector<double> rack_gpu_E_capped_;
+  std::vector<double> rack_gpu_P_;
+  std::vector<double> rack_gpu_P_capped_;
 
   // Recorder views: sized once in the constructor, never resized.
   std::vector<double> job_iterations_;
@@ -248,17 +274,20 @@ class WorkloadExecutor final : public Model {
   // Leakage excess per GPU and the junction temperature it was computed at: the temperature
   // changes once per thermal step, the demand every sub-step.
   std::vector<double> leak_T_, leak_P_;
-  // What each rack's GPU demands were last written from: the rack's two averages and each GPU's
-  // throttle and shutdown flags (with leak_T_ for the temperature). A rack whose inputs did not
-  // change keeps its demands (they persist in SiteState), so a sub-step inside a long phase costs
-  // a comparison of a few hundred bytes per rack instead of a pass over its GPUs.
-  std::vector<std::uint8_t> rack_written_, seen_throttled_, seen_shutdown_;
-  std::vector<double> rack_last_P_, rack_last_P_capped_;
+  // What each rack's demands were last written from. rack_written_: 0 nothing (or another
+  // SiteState), 1 the rack's two averages rack_last_P_ and rack_last_P_capped_, 2 its replay job
+  // at active share rack_last_P_. The CPUs, switches and air loads follow the busy share alone.
+  std::vector<std::uint8_t> rack_written_, rack_chips_written_;
+  std::vector<double> rack_last_P_, rack_last_P_capped_, rack_last_busy_;
   const double* written_to_ = nullptr;  // state.gpu_P_demand the demands were written to
-  // Each rack's slowest GPU speed and the speeds it was found from (they change once per thermal
-  // step, the jobs ask every sub-step).
-  std::vector<std::uint8_t> rack_speed_valid_;
-  std::vector<double> rack_min_speed_, seen_speed_;
+  // The GPU inputs as seen at the last sub-step (valid once inputs_valid_), the racks whose
+  // inputs changed since their demands were last written, and each rack's slowest GPU speed.
+  bool inputs_valid_ = false;
+  bool inputs_may_change_ = true;  // the last sub-step was a macro step's last (or the first)
+  bool any_leakage_ = false;       // some rack's demands depend on the junction temperature
+  std::vector<std::uint8_t> seen_throttled_, seen_shutdown_, rack_inputs_changed_;
+  std::vector<std::uint8_t> rack_flags_clear_;  // no GPU of the rack throttled or shut down
+  std::vector<double> seen_speed_, seen_T_, rack_min_speed_;
 };
 
 }  // namespace racktwin::core
