@@ -92,6 +92,7 @@ Result run(const core::SiteSpec& base, Case which, double seconds, int repeat) {
         state.step_start = t;
       }
       state.time = t;
+      state.last_substep = k % 10 == 9;  // as the engine: chip energies are read after it
       if (workload) {
         workload->advance(t, dt, state);
       } else if (k % 40 == 0) {

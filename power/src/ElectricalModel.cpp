@@ -270,13 +270,13 @@ bool ElectricalModel::applyEvent(const core::EventSpec& event, core::SiteState& 
   }
 }
 
-// Adds the energy of the chips of rack r for the time their powers were held.
+// Adds the energy of the chips of rack r for the time their committed powers were held.
 void ElectricalModel::flushRackEnergy(std::size_t r, core::SiteState& state) noexcept {
   const double held = rack_held_dt_[r];
   rack_held_dt_[r] = 0.0;
   if (!(held > 0.0)) return;
   for (std::size_t g = layout_.rack_gpu_begin[r]; g < layout_.rack_gpu_begin[r + 1]; ++g)
-    state.gpu_E_step[g] += gpu_P_[g] * held;
+    state.gpu_E_step[g] += state.gpu_P[g] * held;
   for (std::size_t c = layout_.rack_cpu_begin[r]; c < layout_.rack_cpu_begin[r + 1]; ++c)
     state.cpu_E_step[c] += state.cpu_P[c] * held;
   for (std::size_t w = layout_.rack_switch_begin[r]; w < layout_.rack_switch_begin[r + 1]; ++w)

@@ -2,6 +2,7 @@
 // PSU feeds, coupled to the distribution tree (see ElectricalModel.hpp).
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -19,6 +20,10 @@ namespace {
 constexpr double kJoulePerKilowattHour = 3.6e6;
 constexpr int kA = Distribution::kFeedA;
 constexpr int kB = Distribution::kFeedB;
+
+bool sameBits(const double* x, const double* y, std::size_t n) noexcept {
+  return std::memcmp(x, y, n * sizeof(double)) == 0;
+}
 
 }  // namespace
 
@@ -57,6 +62,7 @@ void ElectricalModel::buildTree(const core::SiteSpec& site) {
   }
 
   rack_step_.assign(racks, RackStep{});
+  rack_reuse_.assign(racks, RackReuse{});
   rack_feed_I_.assign(2 * racks, 0.0);
   rack_feed_use_.assign(2 * racks, 0.0);
   rack_feed_closed_.assign(2 * racks, 0.0);
@@ -103,24 +109,42 @@ void ElectricalModel::computeRack(std::size_t r, double t, double dt,
     dist_->setFeedLoad(r, kB, 0.0, 0.0);
     return;
   }
-  const std::uint32_t c0 = layout_.rack_cpu_begin[r], w0 = layout_.rack_switch_begin[r];
+  const std::uint32_t c0 = layout_.rack_cpu_begin[r], c1 = layout_.rack_cpu_begin[r + 1];
+  const std::uint32_t w0 = layout_.rack_switch_begin[r], w1 = layout_.rack_switch_begin[r + 1];
+  // CPU and switch demands rarely change: their sums are reused while they are the committed
+  // powers (same bits, same sums).
+  RackReuse& reuse = rack_reuse_[r];
+  k.chips_same =
+      sameBits(state.cpu_P_demand.data() + c0, state.cpu_P.data() + c0, c1 - c0)
+      && sameBits(state.switch_P_demand.data() + w0, state.switch_P.data() + w0, w1 - w0);
+  if (!(k.chips_same && reuse.sums_valid)) {
+    reuse.P_cpu = detail::sum4(state.cpu_P_demand.data() + c0, c1 - c0);
+    reuse.P_switch = detail::sum4(state.switch_P_demand.data() + w0, w1 - w0);
+  }
   const double P =
       pm_->gpuStep(r, t + dt, dt, state.gpu_P_demand.data(), state.gpu_P.data(), gpu_P_.data())
-      + detail::sum4(state.cpu_P_demand.data() + c0, layout_.rack_cpu_begin[r + 1] - c0)
-      + detail::sum4(state.switch_P_demand.data() + w0, layout_.rack_switch_begin[r + 1] - w0);
+      + reuse.P_cpu + reuse.P_switch;
   k.P_air = state.rack_air_P_demand[r];
   k.P_load = P + k.P_air;
-  // Busbar at the shelves' regulated voltage V: P_out = L + R (P_out / V)^2, the smaller root.
-  double P_out = k.P_load;
-  if (busbar_k_ > 0.0) {
-    P_out = 2.0 * k.P_load / (1.0 + std::sqrt(std::max(0.0, 1.0 - busbar_k_ * k.P_load)));
+  // Busbar at the shelves' regulated voltage V: P_out = L + R (P_out / V)^2, the smaller root
+  // (kept while the load is the same bits).
+  if (!(reuse.busbar_valid && sameBits(&k.P_load, &reuse.P_load, 1))) {
+    reuse.busbar_valid = true;
+    reuse.P_load = k.P_load;
+    reuse.P_out = k.P_load;
+    if (busbar_k_ > 0.0) {
+      reuse.P_out = 2.0 * k.P_load / (1.0 + std::sqrt(std::max(0.0, 1.0 - busbar_k_ * k.P_load)));
+    }
   }
+  const double P_out = reuse.P_out;
   k.P_busbar_loss = P_out - k.P_load;
   k.P_grid_dc = pm_->storageStep(r, P_out, dt);
   const double P_shelf = k.P_grid_dc / static_cast<double>(live_shelves);
   const PsuEfficiency& curve = curves_[r];
   std::uint32_t last_live = 0;  // shelves usually have the same live count: one loss lookup
   double P_psu = 0.0, loss = 0.0;
+  // Sums in locals: the stores to shelf_P_out_ would otherwise reload them every shelf.
+  double P_psu_loss = 0.0, P_ac_a = 0.0, P_ac_b = 0.0;
   for (std::size_t s = rack_shelf_begin_[r]; s < rack_shelf_begin_[r + 1]; ++s) {
     const std::uint32_t live = shelf_live_[s];
     if (live == 0) {
@@ -133,10 +157,13 @@ void ElectricalModel::computeRack(std::size_t r, double t, double dt,
       loss = curve.loss(P_psu);
       last_live = live;
     }
-    k.P_psu_loss += static_cast<double>(live) * loss;
-    k.P_ac_a += static_cast<double>(shelf_healthy_on_[2 * s] * a) * (P_psu + loss);
-    k.P_ac_b += static_cast<double>(shelf_healthy_on_[2 * s + 1] * b) * (P_psu + loss);
+    P_psu_loss += static_cast<double>(live) * loss;
+    P_ac_a += static_cast<double>(shelf_healthy_on_[2 * s] * a) * (P_psu + loss);
+    P_ac_b += static_cast<double>(shelf_healthy_on_[2 * s + 1] * b) * (P_psu + loss);
   }
+  k.P_psu_loss = P_psu_loss;
+  k.P_ac_a = P_ac_a;
+  k.P_ac_b = P_ac_b;
   dist_->setFeedLoad(r, kA, k.P_ac_a, rack_tan_phi_[r]);
   dist_->setFeedLoad(r, kB, k.P_ac_b, rack_tan_phi_[r]);
 }
@@ -145,31 +172,36 @@ void ElectricalModel::commitRack(std::size_t r, double t, double dt, core::SiteS
                                  StepSums& sums) {
   const RackStep& k = rack_step_[r];
   const std::uint32_t g0 = layout_.rack_gpu_begin[r], g1 = layout_.rack_gpu_begin[r + 1];
+  const std::uint32_t c0 = layout_.rack_cpu_begin[r], c1 = layout_.rack_cpu_begin[r + 1];
+  const std::uint32_t w0 = layout_.rack_switch_begin[r], w1 = layout_.rack_switch_begin[r + 1];
   if (k.powered) {
-    for (std::uint32_t g = g0; g < g1; ++g) {
-      const double P = gpu_P_[g];
-      state.gpu_P[g] = P;
-      state.gpu_E_step[g] += P * dt;
+    // As without a tree: chips whose powers did not change keep them, and their energies are
+    // added once for the time held (at a change or the macro step's last sub-step).
+    const bool unchanged =
+        k.chips_same
+        && (pm_->gpuHeld(r) || sameBits(gpu_P_.data() + g0, state.gpu_P.data() + g0, g1 - g0));
+    rack_reuse_[r].sums_valid = true;  // the committed powers are the demands summed
+    if (!unchanged) {
+      flushRackEnergy(r, state);  // at the powers held until now
+      std::copy(gpu_P_.begin() + g0, gpu_P_.begin() + g1, state.gpu_P.begin() + g0);
+      std::copy(state.cpu_P_demand.begin() + c0, state.cpu_P_demand.begin() + c1,
+                state.cpu_P.begin() + c0);
+      std::copy(state.switch_P_demand.begin() + w0, state.switch_P_demand.begin() + w1,
+                state.switch_P.begin() + w0);
     }
+    rack_held_dt_[r] += dt;
+    if (state.last_substep) flushRackEnergy(r, state);
     pm_->commit(r, dt);
-    for (std::size_t c = layout_.rack_cpu_begin[r]; c < layout_.rack_cpu_begin[r + 1]; ++c) {
-      const double P = state.cpu_P_demand[c];
-      state.cpu_P[c] = P;
-      state.cpu_E_step[c] += P * dt;
-    }
-    for (std::size_t w = layout_.rack_switch_begin[r]; w < layout_.rack_switch_begin[r + 1]; ++w) {
-      const double P = state.switch_P_demand[w];
-      state.switch_P[w] = P;
-      state.switch_E_step[w] += P * dt;
-    }
   } else {
+    flushRackEnergy(r, state);
     for (std::uint32_t g = g0; g < g1; ++g)
       state.gpu_P[g] = gpu_P_[g] = 0.0;
-    for (std::size_t c = layout_.rack_cpu_begin[r]; c < layout_.rack_cpu_begin[r + 1]; ++c)
+    for (std::size_t c = c0; c < c1; ++c)
       state.cpu_P[c] = 0.0;
-    for (std::size_t w = layout_.rack_switch_begin[r]; w < layout_.rack_switch_begin[r + 1]; ++w)
+    for (std::size_t w = w0; w < w1; ++w)
       state.switch_P[w] = 0.0;
     pm_->commitUnpowered(r);
+    rack_reuse_[r].sums_valid = false;
     sums.gpus_off += g1 - g0;
   }
   const bool was_powered = rack_powered_[r] != 0;

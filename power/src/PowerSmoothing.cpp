@@ -1,7 +1,9 @@
 #include "racktwin/power/PowerSmoothing.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -89,6 +91,7 @@ PowerManagement::PowerManagement(const core::SiteSpec& site, const core::SiteLay
     rack.E = 0.5 * rack.E_max;
   }
   last_high_.assign(layout.gpu_count, -kInfinity);
+  demand_seen_.assign(layout.gpu_count, 0.0);
 }
 
 double PowerManagement::gpuFloor(std::size_t r) const noexcept {
@@ -104,26 +107,58 @@ void PowerManagement::setCap(std::size_t r, double P_cap) {
   Rack& rack = racks_[r];
   rack.cap = P_cap;
   rack.limit = P_cap > 0.0 ? std::min(P_cap, rack.profile_limit) : rack.profile_limit;
+  rack.settled = false;  // the targets and the floor may move
 }
 
 double PowerManagement::gpuStep(std::size_t r, double t_end, double dt, const double* demand,
                                 const double* P_prev, double* P) noexcept {
   Rack& rack = racks_[r];
-  const double limit = rack.limit;
   const std::uint32_t g0 = rack.gpu_begin, g1 = rack.gpu_end;
-  if (!rack.smoothing.enabled) {
-    for (std::uint32_t g = g0; g < g1; ++g)
-      P[g] = std::min(demand[g], limit);
-    rack.P_burner_next = rack.P_deficit_next = 0.0;
-    return detail::sum4(P + g0, g1 - g0);
+  const std::size_t bytes = (g1 - g0) * sizeof(double);
+  // A settled rack whose demands did not change: P holds this step's powers already. They must
+  // also be the committed ones, P_prev (not so when the step that settled is recomputed). With
+  // smoothing the step also needs time not to run back and every floor held to stay held.
+  rack.held = rack.settled && rack.P_committed
+              && std::memcmp(demand + g0, demand_seen_.data() + g0, bytes) == 0;
+  if (rack.held && rack.smoothing.enabled) {
+    const double t_last = rack.skipped ? rack.t_skipped : rack.t_computed;
+    rack.held = t_end >= t_last && t_end - rack.release <= rack.smoothing.floor_hold_time;
+    if (rack.held) {
+      rack.skipped = true;
+      rack.t_skipped = t_end;
+    }
   }
+  if (rack.held) return rack.P_sum;
+  rack.P_committed = false;
+  std::memcpy(demand_seen_.data() + g0, demand + g0, bytes);
+  if (rack.smoothing.enabled) return smoothedStep(rack, t_end, dt, demand, P_prev, P);
+  const double limit = rack.limit;
+  for (std::uint32_t g = g0; g < g1; ++g)
+    P[g] = std::min(demand[g], limit);
+  rack.P_burner_next = rack.P_deficit_next = 0.0;
+  rack.settled = true;  // the powers depend on the demands and the limit only
+  rack.P_sum = detail::sum4(P + g0, g1 - g0);
+  return rack.P_sum;
+}
+
+double PowerManagement::smoothedStep(Rack& rack, double t_end, double dt, const double* demand,
+                                     const double* P_prev, double* P) noexcept {
+  const std::uint32_t g0 = rack.gpu_begin, g1 = rack.gpu_end;
   const core::PowerSmoothingSpec& s = rack.smoothing;
-  const double floor = gpuFloor(r);
+  const double limit = rack.limit;
+  const double floor = std::min(s.floor_fraction * rack.TGP, limit);
   // dt = 0 (the initial state) has no ramp: the GPUs start where their demand is.
   const double up = dt > 0.0 && s.ramp_up > 0.0 ? s.ramp_up * dt : kInfinity;
   const double down = dt > 0.0 && s.ramp_down > 0.0 ? s.ramp_down * dt : kInfinity;
   const double hold = s.floor_hold_time;
   double* last_high = last_high_.data();
+  if (rack.skipped) {
+    // In every skipped step the GPUs whose target reached the floor set last_high to its end;
+    // they are the ones the last computed step set (demands and limit did not change since).
+    for (std::uint32_t g = g0; g < g1; ++g)
+      last_high[g] = last_high[g] == rack.t_computed ? rack.t_skipped : last_high[g];
+    rack.skipped = false;
+  }
   // Branch-free, so the loop vectorises. last_high is idempotent: a recomputed step sets the same.
   for (std::uint32_t g = g0; g < g1; ++g) {
     const double target = std::min(demand[g], limit);
@@ -141,7 +176,24 @@ double PowerManagement::gpuStep(std::size_t r, double t_end, double dt, const do
   }
   rack.P_burner_next = burner;
   rack.P_deficit_next = deficit;
-  return detail::sum4(P + g0, g1 - g0);
+  rack.P_sum = detail::sum4(P + g0, g1 - g0);
+  rack.t_computed = t_end;
+  // Settled: every GPU has its wanted power, bit for bit (the ramps arrived). The next step with
+  // the same demands then starts from P = want and returns it unchanged, whatever the ramps, as
+  // long as no GPU the floor holds passes its hold time. Those keep last_high; the earliest is
+  // released first. A moving rack fails at its first moving GPU.
+  double release = kInfinity;
+  bool settled = true;
+  for (std::uint32_t g = g0; g < g1 && settled; ++g) {
+    const double target = std::min(demand[g], limit);
+    const bool held = t_end - last_high[g] <= hold;  // the same expressions as above
+    const double want = held ? std::max(target, floor) : target;
+    settled = std::bit_cast<std::uint64_t>(want) == std::bit_cast<std::uint64_t>(P[g]);
+    if (held && target < floor) release = std::min(release, last_high[g]);
+  }
+  rack.settled = settled;
+  rack.release = release;
+  return rack.P_sum;
 }
 
 double PowerManagement::storageStep(std::size_t r, double B, double dt) noexcept {
@@ -174,6 +226,7 @@ void PowerManagement::commit(std::size_t r, double dt) noexcept {
   rack.G = rack.G_next;
   rack.A = rack.A_next;
   rack.G_started = true;
+  rack.P_committed = true;
   rack.P_burner = rack.P_burner_next;
   rack.P_deficit = rack.P_deficit_next;
   E_burner_ += rack.P_burner * dt;
@@ -184,6 +237,7 @@ void PowerManagement::commitUnpowered(std::size_t r) noexcept {
   Rack& rack = racks_[r];
   for (std::uint32_t g = rack.gpu_begin; g < rack.gpu_end; ++g)
     last_high_[g] = -kInfinity;
+  rack.settled = rack.skipped = rack.held = false;
   rack.G = 0.0;
   rack.G_started = false;
   rack.P_burner = rack.P_deficit = 0.0;

@@ -187,8 +187,8 @@ class ElectricalModel final : public core::Model {
   SpectralPeak peak_;
   std::vector<std::uint8_t> rack_powered_;
   // Without an electrical section: a rack whose demands and shelves did not change since the last
-  // sub-step keeps its powers, and its chips' energies are added once for the time they were held
-  // (rack_held_dt_), when they change or at the macro step's last sub-step.
+  // sub-step keeps its powers. In both modes a rack's chips' energies are added once for the time
+  // their powers were held (rack_held_dt_), when they change or at the macro step's last sub-step.
   std::vector<double> rack_held_dt_;                // s
   std::vector<double> rack_P_air_;                  // W, air-cooled load when last solved
   std::vector<std::uint32_t> rack_solved_shelves_;  // live shelves when last solved; ~0u: solve
@@ -210,8 +210,16 @@ class ElectricalModel final : public core::Model {
     double P_grid_dc = 0.0;  // W, PSU DC side after storage
     double P_psu_loss = 0.0;
     double P_ac_a = 0.0, P_ac_b = 0.0;
+    bool chips_same = false;  // the CPUs' and switches' demands are their committed powers
   };
   std::vector<RackStep> rack_step_;
+  struct RackReuse {          // per rack: what a step reuses while the rack's loads do not change
+    bool sums_valid = false;  // the sums are those of the committed CPU and switch powers
+    double P_cpu = 0.0, P_switch = 0.0;  // W
+    bool busbar_valid = false;           // P_out was computed from P_load
+    double P_load = 0.0, P_out = 0.0;    // W: busbar load and output last computed
+  };
+  std::vector<RackReuse> rack_reuse_;
   std::vector<double> rack_P_loss_;         // W, heat at the rack (PSU, busbar, feeds)
   std::vector<double> rack_P_grid_dc_;      // W
   std::vector<double> rack_feed_P_;         // W, 2 per rack

@@ -24,6 +24,14 @@
 //
 // Every step is computed into scratch and committed separately, so a step can be recomputed
 // (a UPS dropping its load mid-step) without touching the state. No allocation per step.
+//
+// Settled racks: most steps change no demand (phases last seconds) and, once the ramps have
+// arrived and the floor holds or is released, a rack's GPU step is a fixed point: every GPU's
+// power equals its wanted power, bit for bit, so the next step returns the same powers and sums.
+// gpuStep then returns without visiting the GPUs until a demand, the limit or the floor's hold
+// state changes; the hold state is exact too: the earliest floor release among the held GPUs is
+// kept and compared with the same expression the step evaluates. The results are the same bits
+// as stepping every GPU.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -56,13 +64,18 @@ class PowerManagement {
   /// Computes the GPU powers of rack r for the step ending at t_end into P from the demands and
   /// the GPUs' powers of the last committed step, P_prev (all indexed like the site's GPUs: the
   /// caller keeps the committed powers, SiteState::gpu_P); returns their sum. Uses only
-  /// committed state.
+  /// committed state. P must be the same array in every call and keep the last call's powers,
+  /// and P_prev the powers of the last call that was committed (a settled rack's step leaves P
+  /// as it is).
   double gpuStep(std::size_t r, double t_end, double dt, const double* demand, const double* P_prev,
                  double* P) noexcept;
+  /// The last gpuStep of rack r found the rack settled: P kept the committed powers.
+  bool gpuHeld(std::size_t r) const noexcept { return racks_[r].held; }
   /// Grid-facing DC power of rack r's PSUs for busbar load B over dt (B itself when the rack has
   /// no storage). Uses only committed state; the new stored energy is kept for commit().
   double storageStep(std::size_t r, double B, double dt) noexcept;
-  /// Makes rack r's last gpuStep and storageStep, of length dt, the state.
+  /// Makes rack r's last gpuStep and storageStep, of length dt, the state (the caller has made
+  /// the powers in P its committed powers).
   void commit(std::size_t r, double dt) noexcept;
   /// Rack r is unpowered this step (its GPUs' committed powers are 0): the floor released, the
   /// storage holds its charge.
@@ -94,9 +107,23 @@ class PowerManagement {
     double E_next = 0.0, G_next = 0.0, A_next = 0.0, P_burner_next = 0.0, P_deficit_next = 0.0;
     double P_burner = 0.0, P_deficit = 0.0;
     bool G_started = false;  // A holds a committed value
+    // The last computed GPU step (see "Settled racks" above).
+    bool settled = false;      // it was a fixed point: the next one returns the same powers
+    bool skipped = false;      // steps were skipped since
+    bool held = false;         // the last call returned without computing
+    bool P_committed = false;  // the caller committed the powers P holds
+    double P_sum = 0.0;        // W, the GPUs' powers summed
+    double t_computed = 0.0;   // s, its end
+    double t_skipped = 0.0;    // s, end of the last skipped step
+    double release = 0.0;      // s, earliest last_high of the GPUs the floor holds (inf: none)
   };
+  /// GPU powers of a rack with smoothing, computed from its GPUs' state.
+  double smoothedStep(Rack& rack, double t_end, double dt, const double* demand,
+                      const double* P_prev, double* P) noexcept;
   std::vector<Rack> racks_;
-  std::vector<double> last_high_;  // s, last time the GPU's target reached the floor
+  std::vector<double> last_high_;    // s, last time the GPU's target reached the floor; lags by
+                                     // the skipped steps while the rack is settled
+  std::vector<double> demand_seen_;  // W, the demands of the last computed step
   double E_burner_ = 0.0;
   double E_deficit_ = 0.0;
 };
