@@ -35,6 +35,7 @@ double uniform(std::mt19937_64& rng) {
 InferenceJob::InferenceJob(const InferenceJobSpec& spec, std::uint32_t gpus, std::uint64_t seed)
     : start_(spec.start),
       end_(spec.start + spec.duration),
+      duration_(spec.duration),
       trace_(spec.trace),
       rate_(spec.rate),
       amplitude_(spec.diurnal_amplitude),
@@ -101,6 +102,12 @@ void InferenceJob::reset() {
     next_arrival_ = start_ + trace_.front().time;
     if (!(next_arrival_ < end_)) next_arrival_ = kInf;
   }
+}
+
+void InferenceJob::setStart(double start) noexcept {
+  start_ = start;
+  end_ = start + duration_;
+  reset();
 }
 
 double InferenceJob::serviceWork(std::uint32_t context, std::uint32_t generated) const noexcept {

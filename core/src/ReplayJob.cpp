@@ -21,6 +21,7 @@ namespace {
 ReplayJob::ReplayJob(const ReplayJobSpec& spec)
     : start_(spec.start),
       end_(spec.start + spec.duration),
+      duration_(spec.duration),
       begin_(spec.sample_begin),
       times_(spec.times),
       power_(spec.power) {
@@ -78,6 +79,12 @@ void ReplayJob::reset() noexcept {
   setAll(0.0);
   all_zero_ = true;
   wakeAll();
+}
+
+void ReplayJob::setStart(double start) noexcept {
+  start_ = start;
+  end_ = start + duration_;
+  reset();
 }
 
 void ReplayJob::advanceGpu(std::uint32_t i, double a, double b) noexcept {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -78,7 +79,19 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
   }
 
   std::vector<std::uint8_t> seen(layout.rack_count, 0);
-  std::vector<JobScheduler::Request> requests;
+  std::vector<JobScheduler::Request> requests;  // in the order of scheduled_jobs_
+  // A scheduled job reserves its entries of job_racks_ (filled when it starts) and queues.
+  const auto queue = [&](Kind kind, std::size_t index, const std::string& what, std::uint32_t gpus,
+                         double submit, double duration, std::uint32_t order) {
+    if (!(std::isfinite(submit) && std::isfinite(duration) && duration > 0.0)) {
+      throw std::invalid_argument(what
+                                  + ": submit must be a number and duration a positive number");
+    }
+    const std::uint32_t racks = scheduledRacks(what, gpus);
+    requests.push_back(JobScheduler::Request{submit, duration, racks});
+    scheduled_jobs_.push_back(ScheduledJob{kind, static_cast<std::uint32_t>(index), order});
+    job_racks_.resize(job_racks_.size() + racks, 0);
+  };
   for (const TrainingJobSpec& spec : site.jobs) {
     Job job;
     job.id = spec.id;
@@ -128,23 +141,8 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
     job.checkpoint_duration = spec.checkpoint_interval > 0.0 ? spec.checkpoint_duration : 0.0;
     job.rack_begin = static_cast<std::uint32_t>(job_racks_.size());
     if (job.scheduled) {
-      // Whole racks: the GPUs asked for must fill racks of one size.
-      const std::uint32_t per_rack = layout.rack_count > 0 ? layout.rack_gpu_begin[1] : 0;
-      for (std::size_t r = 0; r < layout.rack_count; ++r) {
-        if (layout.rack_gpu_begin[r + 1] - layout.rack_gpu_begin[r] != per_rack) {
-          rejectJob(spec.id, "asks for GPUs, but the site's racks differ in GPU count");
-        }
-      }
-      if (per_rack == 0 || spec.gpus % per_rack != 0 || spec.gpus / per_rack > layout.rack_count) {
-        rejectJob(spec.id, "asks for " + std::to_string(spec.gpus)
-                               + " GPUs; expected a multiple of the " + std::to_string(per_rack)
-                               + " GPUs of a rack, at most the site's "
-                               + std::to_string(layout.rack_count) + " racks");
-      }
-      const std::uint32_t racks = spec.gpus / per_rack;
-      requests.push_back(JobScheduler::Request{spec.submit, spec.duration, racks});
-      scheduled_jobs_.push_back(static_cast<std::uint32_t>(jobs_.size()));
-      job_racks_.resize(job_racks_.size() + racks, 0);  // filled when the job starts
+      queue(Kind::Training, jobs_.size(), "training job '" + spec.id + "'", spec.gpus, spec.submit,
+            spec.duration, spec.order);
     }
     for (const ComponentId& rack : spec.racks) {
       const auto found = rack_index.find(rack.str());
@@ -163,10 +161,23 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
     const InferenceJobSpec& spec = site.inference_jobs[i];
     InferenceRacks racks;
     racks.id = spec.id;
+    racks.rack_begin = static_cast<std::uint32_t>(job_racks_.size());
+    if (spec.gpus > 0) {
+      // Sized by the GPUs it asks for: its throughput does not depend on which racks it gets.
+      const std::string what = "inference job '" + spec.id + "'";
+      if (!spec.racks.empty()) {
+        throw std::invalid_argument(what + ": names racks and asks for GPUs; give one");
+      }
+      queue(Kind::Inference, i, what, spec.gpus, spec.submit, spec.duration, spec.order);
+      racks.rack_end = static_cast<std::uint32_t>(job_racks_.size());
+      racks.scheduled = true;
+      inference_.emplace_back(spec, spec.gpus, streamSeed(site.simulation.seed, 0, i));
+      inference_racks_.push_back(std::move(racks));
+      continue;
+    }
     if (spec.racks.empty()) {
       throw std::invalid_argument("inference job '" + spec.id + "': names no rack");
     }
-    racks.rack_begin = static_cast<std::uint32_t>(job_racks_.size());
     std::uint32_t gpus = 0;
     for (const ComponentId& rack : spec.racks) {
       const auto found = rack_index.find(rack.str());
@@ -192,10 +203,22 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
   for (const ReplayJobSpec& spec : site.replay_jobs) {
     ReplayRacks racks;
     racks.id = spec.id;
+    racks.rack_begin = static_cast<std::uint32_t>(job_racks_.size());
+    if (spec.gpus > 0) {
+      const std::string what = "replay job '" + spec.id + "'";
+      if (!spec.racks.empty()) {
+        throw std::invalid_argument(what + ": names racks and asks for GPUs; give one");
+      }
+      queue(Kind::Replay, replay_.size(), what, spec.gpus, spec.submit, spec.duration, spec.order);
+      racks.rack_end = static_cast<std::uint32_t>(job_racks_.size());
+      racks.scheduled = true;
+      replay_.emplace_back(spec);
+      replay_racks_.push_back(std::move(racks));
+      continue;
+    }
     if (spec.racks.empty()) {
       throw std::invalid_argument("replay job '" + spec.id + "': names no rack");
     }
-    racks.rack_begin = static_cast<std::uint32_t>(job_racks_.size());
     std::uint32_t gpus = 0;
     for (const ComponentId& rack : spec.racks) {
       const auto found = rack_index.find(rack.str());
@@ -205,8 +228,6 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
       }
       seen[found->second] = 1;
       job_racks_.push_back(found->second);
-      // One replay job per rack (checked below), so each rack has one offset.
-      rack_replay_offset_[found->second] = gpus;
       gpus += static_cast<std::uint32_t>(layout.rack_gpu_begin[found->second + 1]
                                          - layout.rack_gpu_begin[found->second]);
     }
@@ -216,8 +237,12 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
     replay_.emplace_back(spec);
     replay_racks_.push_back(std::move(racks));
   }
+  // Among the replay jobs that name racks, one per rack (as before scheduled replays existed;
+  // a scheduled one's entries are placeholders until it starts).
   for (std::size_t a = 0; a < replay_racks_.size(); ++a) {
+    if (replay_racks_[a].scheduled) continue;
     for (std::size_t b = a + 1; b < replay_racks_.size(); ++b) {
+      if (replay_racks_[b].scheduled) continue;
       for (std::uint32_t k = replay_racks_[a].rack_begin; k < replay_racks_[a].rack_end; ++k) {
         for (std::uint32_t l = replay_racks_[b].rack_begin; l < replay_racks_[b].rack_end; ++l) {
           if (job_racks_[k] == job_racks_[l]) {
@@ -243,10 +268,12 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
       uses.push_back(Use{&job.id, job.start, job.end, job.rack_begin, job.rack_end});
   }
   for (std::size_t i = 0; i < inference_.size(); ++i) {
+    if (inference_racks_[i].scheduled) continue;
     uses.push_back(Use{&inference_racks_[i].id, inference_[i].start(), inference_[i].end(),
                        inference_racks_[i].rack_begin, inference_racks_[i].rack_end});
   }
   for (std::size_t i = 0; i < replay_.size(); ++i) {
+    if (replay_racks_[i].scheduled) continue;
     uses.push_back(Use{&replay_racks_[i].id, replay_[i].start(), replay_[i].end(),
                        replay_racks_[i].rack_begin, replay_racks_[i].rack_end});
   }
@@ -280,10 +307,24 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
       rack_group[r] = static_cast<std::uint32_t>(found - groups.begin());
       if (found == groups.end()) groups.push_back(key);
     }
+    // Requests in scenario order, so that jobs submitted at one time queue in that order
+    // whatever their kind (stable: jobs built without an order keep training, inference, replay).
+    std::vector<std::uint32_t> by_order(scheduled_jobs_.size());
+    std::iota(by_order.begin(), by_order.end(), 0U);
+    std::stable_sort(by_order.begin(), by_order.end(), [this](std::uint32_t a, std::uint32_t b) {
+      return scheduled_jobs_[a].order < scheduled_jobs_[b].order;
+    });
+    std::vector<JobScheduler::Request> ordered;
+    std::vector<ScheduledJob> jobs;
+    for (const std::uint32_t q : by_order) {
+      ordered.push_back(requests[q]);
+      jobs.push_back(scheduled_jobs_[q]);
+    }
+    scheduled_jobs_ = std::move(jobs);
     scheduler_.emplace(site.scheduler.policy == SchedulerSpec::Policy::Fifo
                            ? JobScheduler::Policy::Fifo
                            : JobScheduler::Policy::Backfill,
-                       std::move(rack_group), std::move(requests));
+                       std::move(rack_group), std::move(ordered));
     for (const Use& use : uses) {
       for (std::uint32_t k = use.begin; k < use.end_rack; ++k)
         scheduler_->addFixedUse(job_racks_[k], use.start, use.end);
@@ -293,6 +334,17 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
   job_rack_P_.assign(job_racks_.size(), PhasePowers{});
   for (const Job& job : jobs_) {
     if (!job.scheduled) setPhasePowers(job);
+  }
+  // Each replayed rack's first GPU's position among its job's GPUs (racks in the job's order).
+  job_rack_gpu_offset_.assign(job_racks_.size(), 0);
+  for (const ReplayRacks& racks : replay_racks_) {
+    if (racks.scheduled) continue;
+    std::uint32_t gpus = 0;
+    for (std::uint32_t k = racks.rack_begin; k < racks.rack_end; ++k) {
+      job_rack_gpu_offset_[k] = gpus;
+      gpus += static_cast<std::uint32_t>(layout.rack_gpu_begin[job_racks_[k] + 1]
+                                         - layout.rack_gpu_begin[job_racks_[k]]);
+    }
   }
   rack_busy_.assign(layout.rack_count, 0.0);
   rack_shut_down_.assign(layout.rack_count, 0);
@@ -308,6 +360,7 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
   leak_P_.assign(layout.gpu_count, 0.0);
   rack_written_.assign(layout.rack_count, 0);
   rack_chips_written_.assign(layout.rack_count, 0);
+  rack_written_replay_.assign(layout.rack_count, -1);
   rack_last_P_.assign(layout.rack_count, 0.0);
   rack_last_P_capped_.assign(layout.rack_count, 0.0);
   rack_last_busy_.assign(layout.rack_count, 0.0);
@@ -318,6 +371,25 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
   seen_T_.assign(layout.gpu_count, 0.0);
   rack_min_speed_.assign(layout.rack_count, 0.0);
   seen_speed_.assign(layout.gpu_count, 0.0);
+}
+
+std::uint32_t WorkloadExecutor::scheduledRacks(const std::string& what, std::uint32_t gpus) const {
+  // Whole racks: the GPUs asked for must fill racks of one size.
+  const std::size_t n = layout_.rack_count;
+  const auto per_rack = static_cast<std::uint32_t>(n > 0 ? layout_.rack_gpu_begin[1] : 0);
+  for (std::size_t r = 0; r < n; ++r) {
+    if (layout_.rack_gpu_begin[r + 1] - layout_.rack_gpu_begin[r] != per_rack) {
+      throw std::invalid_argument(what
+                                  + ": asks for GPUs, but the site's racks differ in GPU count");
+    }
+  }
+  if (per_rack == 0 || gpus % per_rack != 0 || gpus / per_rack > n) {
+    throw std::invalid_argument(what + ": asks for " + std::to_string(gpus)
+                                + " GPUs; expected a multiple of the " + std::to_string(per_rack)
+                                + " GPUs of a rack, at most the site's " + std::to_string(n)
+                                + " racks");
+  }
+  return gpus / per_rack;
 }
 
 bool WorkloadExecutor::applyEvent(const EventSpec& event, SiteState& /*state*/) {
@@ -409,18 +481,20 @@ std::size_t WorkloadExecutor::jobsCompleted() const noexcept {
 }
 
 std::size_t WorkloadExecutor::jobsQueued() const noexcept {
+  if (!scheduler_) return 0;
   std::size_t n = 0;
-  for (const Job& job : jobs_)
-    n += job.scheduled && !(job.start < kInf) && job.submit < last_time_ ? 1 : 0;
+  for (std::size_t q = 0; q < scheduler_->requestCount(); ++q)
+    n += !scheduler_->started(q) && scheduler_->request(q).submit < last_time_ ? 1 : 0;
   return n;
 }
 
 std::optional<double> WorkloadExecutor::meanJobWait() const noexcept {
+  if (!scheduler_) return std::nullopt;
   double wait = 0.0;
   std::size_t started = 0;
-  for (const Job& job : jobs_) {
-    if (!job.scheduled || !(job.start < kInf)) continue;
-    wait += job.start - job.submit;
+  for (std::size_t q = 0; q < scheduler_->requestCount(); ++q) {
+    if (!scheduler_->started(q)) continue;
+    wait += scheduler_->startTime(q) - scheduler_->request(q).submit;
     ++started;
   }
   if (started == 0) return std::nullopt;
@@ -437,6 +511,25 @@ std::uint64_t WorkloadExecutor::totalIterations() const noexcept {
 const InferenceJob& WorkloadExecutor::inferenceJob(std::size_t job) const {
   RACKTWIN_ASSERT(job < inference_.size(), "inference job index out of range");
   return inference_[job];
+}
+
+std::span<const std::uint32_t> WorkloadExecutor::inferenceJobRacks(std::size_t job) const {
+  RACKTWIN_ASSERT(job < inference_.size(), "inference job index out of range");
+  if (!(inference_[job].start() < kInf)) return {};
+  const InferenceRacks& racks = inference_racks_[job];
+  return {job_racks_.data() + racks.rack_begin, racks.rack_end - racks.rack_begin};
+}
+
+const ReplayJob& WorkloadExecutor::replayJob(std::size_t job) const {
+  RACKTWIN_ASSERT(job < replay_.size(), "replay job index out of range");
+  return replay_[job];
+}
+
+std::span<const std::uint32_t> WorkloadExecutor::replayJobRacks(std::size_t job) const {
+  RACKTWIN_ASSERT(job < replay_.size(), "replay job index out of range");
+  if (!(replay_[job].start() < kInf)) return {};
+  const ReplayRacks& racks = replay_racks_[job];
+  return {job_racks_.data() + racks.rack_begin, racks.rack_end - racks.rack_begin};
 }
 
 std::uint64_t WorkloadExecutor::requestsServed() const noexcept {
@@ -498,6 +591,22 @@ void WorkloadExecutor::initialize(SiteState& state) {
     job.uptime = 0.0;
     if (!job.scheduled) drawFailure(job, job.start);
   }
+  // Scheduled jobs wait (a window at +inf) until runScheduler places them.
+  for (std::size_t i = 0; i < replay_.size(); ++i) {
+    if (replay_racks_[i].scheduled) {
+      replay_[i].setStart(kInf);
+    } else {
+      replay_[i].reset();
+    }
+  }
+  for (std::size_t i = 0; i < inference_.size(); ++i) {
+    if (inference_racks_[i].scheduled) {
+      inference_[i].setStart(kInf);
+    } else {
+      inference_[i].reset();
+    }
+    inference_queue_[i] = inference_in_service_[i] = inference_tokens_per_s_[i] = 0.0;
+  }
   last_time_ = state.time;
   if (scheduler_) {
     scheduler_->reset();
@@ -507,12 +616,6 @@ void WorkloadExecutor::initialize(SiteState& state) {
     }
     noteRacksDown(state);
     runScheduler(state.time);
-  }
-  for (ReplayJob& job : replay_)
-    job.reset();
-  for (std::size_t i = 0; i < inference_.size(); ++i) {
-    inference_[i].reset();
-    inference_queue_[i] = inference_in_service_[i] = inference_tokens_per_s_[i] = 0.0;
   }
   // Everything is written afresh (the air loads too), from inputs read afresh.
   written_to_ = nullptr;
@@ -592,13 +695,35 @@ void WorkloadExecutor::scanInputs(const SiteState& state) noexcept {
   inputs_valid_ = true;
 }
 
+void WorkloadExecutor::placeRacks(std::uint32_t q, std::uint32_t begin) noexcept {
+  const std::span<const std::uint32_t> racks = scheduler_->racks(q);
+  std::copy(racks.begin(), racks.end(), job_racks_.begin() + begin);
+  // A replay's trace GPUs follow the racks in the order the placement chose them.
+  std::uint32_t gpus = 0;
+  for (std::size_t k = 0; k < racks.size(); ++k) {
+    job_rack_gpu_offset_[begin + k] = gpus;
+    gpus += static_cast<std::uint32_t>(layout_.rack_gpu_begin[racks[k] + 1]
+                                       - layout_.rack_gpu_begin[racks[k]]);
+  }
+}
+
 void WorkloadExecutor::runScheduler(double now) noexcept {
   for (const std::uint32_t q : scheduler_->schedule(now, timeTolerance(now))) {
-    Job& job = jobs_[scheduled_jobs_[q]];
+    const ScheduledJob placed = scheduled_jobs_[q];
+    if (placed.kind == Kind::Inference) {
+      placeRacks(q, inference_racks_[placed.index].rack_begin);
+      inference_[placed.index].setStart(now);  // its requests arrive from now on
+      continue;
+    }
+    if (placed.kind == Kind::Replay) {
+      placeRacks(q, replay_racks_[placed.index].rack_begin);
+      replay_[placed.index].setStart(now);
+      continue;
+    }
+    Job& job = jobs_[placed.index];
     job.start = now;
     job.end = now + job.duration;
-    const std::span<const std::uint32_t> racks = scheduler_->racks(q);
-    std::copy(racks.begin(), racks.end(), job_racks_.begin() + job.rack_begin);
+    placeRacks(q, job.rack_begin);
     setPhasePowers(job);
     job.origin = now;
     job.iteration_start = now;
@@ -882,6 +1007,7 @@ void WorkloadExecutor::addReplayToRacks(std::size_t i, double share) noexcept {
     rack_busy_[r] += share;
     rack_replay_[r] = static_cast<std::int32_t>(i);
     rack_replay_share_[r] = share;
+    rack_replay_offset_[r] = job_rack_gpu_offset_[k];
   }
 }
 
@@ -971,10 +1097,11 @@ void WorkloadExecutor::writeReplayDemands(std::size_t r, SiteState& state) noexc
   const std::span<const std::uint32_t> changed = job.changed();
   const double share = rack_replay_share_[r];
   // Only the GPUs whose trace GPU changed, unless the rack's share, inputs or mode changed.
-  const bool all =
-      rack_written_[r] != 2 || rack_inputs_changed_[r] != 0 || share != rack_last_P_[r];
+  const bool all = rack_written_[r] != 2 || rack_written_replay_[r] != rack_replay_[r]
+                   || rack_inputs_changed_[r] != 0 || share != rack_last_P_[r];
   if (!all && changed.empty()) return;
   rack_written_[r] = 2;
+  rack_written_replay_[r] = rack_replay_[r];
   rack_last_P_[r] = share;
   const RackPower& p = rack_power_[r];
   const double* P_trace = job.power().data();
@@ -1144,20 +1271,25 @@ void WorkloadExecutor::summarise(Summary& summary) const {
                           "Scheduled jobs still queued at the end", "", 1.0, 0.0});
   summary.add(SummaryItem{"mean_job_wait_s", meanJobWait(),
                           "Mean wait of the started scheduled jobs", "s", 1.0, 0.0});
-  // Per scheduled job: start, wait and placement (one key per rack, as the summary holds
-  // numbers only).
-  for (std::size_t j = 0; j < jobs_.size(); ++j) {
-    const Job& job = jobs_[j];
-    if (!job.scheduled) continue;
-    const std::optional<double> start = jobStart(j);
-    summary.add(SummaryItem{"job_" + job.id + "_start_s", start, "Job " + job.id + ": start", "s",
-                            1.0, 0.0});
-    summary.add(SummaryItem{"job_" + job.id + "_wait_s",
-                            start ? std::optional<double>(*start - job.submit) : std::nullopt,
-                            "Job " + job.id + ": wait", "s", 1.0, 0.0});
-    for (const std::uint32_t r : jobRacks(j)) {
-      summary.add(SummaryItem{"job_" + job.id + "_rack_" + layout_.rack_ids[r], 1.0,
-                              "Job " + job.id + ": on rack " + layout_.rack_ids[r], "", 1.0, 0.0});
+  // Per scheduled job (of every kind, in scenario order): start, wait and placement (one key per
+  // rack, as the summary holds numbers only).
+  if (!scheduler_) return;
+  for (std::size_t q = 0; q < scheduled_jobs_.size(); ++q) {
+    const ScheduledJob& placed = scheduled_jobs_[q];
+    const std::string& id = placed.kind == Kind::Training    ? jobs_[placed.index].id
+                            : placed.kind == Kind::Inference ? inference_racks_[placed.index].id
+                                                             : replay_racks_[placed.index].id;
+    const std::optional<double> start =
+        scheduler_->started(q) ? std::optional<double>(scheduler_->startTime(q)) : std::nullopt;
+    summary.add(
+        SummaryItem{"job_" + id + "_start_s", start, "Job " + id + ": start", "s", 1.0, 0.0});
+    summary.add(SummaryItem{
+        "job_" + id + "_wait_s",
+        start ? std::optional<double>(*start - scheduler_->request(q).submit) : std::nullopt,
+        "Job " + id + ": wait", "s", 1.0, 0.0});
+    for (const std::uint32_t r : scheduler_->racks(q)) {
+      summary.add(SummaryItem{"job_" + id + "_rack_" + layout_.rack_ids[r], 1.0,
+                              "Job " + id + ": on rack " + layout_.rack_ids[r], "", 1.0, 0.0});
     }
   }
 }

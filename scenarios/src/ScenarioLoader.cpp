@@ -1251,10 +1251,19 @@ void readJobWindow(const MapReader& m, const core::SimulationSpec& sim, double& 
   duration = m.quantityOr("duration", Dimension::Time, sim.duration - start, Check::Positive);
 }
 
+/// Where a job runs: a job sized in GPUs for the scheduler (any kind) or one naming its racks.
+struct JobPlace {
+  std::string id;
+  std::vector<core::ComponentId> racks;
+  double start = 0.0, duration = 0.0;  // s
+  std::uint32_t gpus = 0;
+  double submit = 0.0;  // s
+};
+
 /// A job sized in GPUs for the scheduler: `gpus` (whole racks), `submit` and a required
 /// `duration` (the runtime it requests), instead of `racks` and `start`.
 void readScheduledJob(const MapReader& m, const core::SimulationSpec& sim,
-                      const std::vector<core::RackSpec>& racks, core::TrainingJobSpec& job) {
+                      const std::vector<core::RackSpec>& racks, JobPlace& job) {
   if (m.has("racks")) {
     m.fail("gpus", "give racks (named racks) or gpus (a size for the scheduler), not both");
   }
@@ -1299,12 +1308,12 @@ void readScheduledJob(const MapReader& m, const core::SimulationSpec& sim,
   job.duration = m.quantity("duration", Dimension::Time, Check::Positive);
 }
 
-core::TrainingJobSpec readJob(const MapReader& m, const core::SimulationSpec& sim,
-                              const std::vector<core::RackSpec>& racks, IdRegistry& ids) {
-  m.restrictTo({"id", "type", "racks", "gpus", "submit", "start", "duration", "iteration",
-                "checkpoint", "failures"},
-               "in a training job");
-  core::TrainingJobSpec job;
+/// `id`, then `gpus`, `submit` and `duration` (a job for the scheduler) or `racks`, `start` and
+/// `duration` (a job naming its racks), for a job of any kind.
+template <typename Spec>
+void readJobPlace(const MapReader& m, const core::SimulationSpec& sim,
+                  const std::vector<core::RackSpec>& racks, IdRegistry& ids, Spec& spec) {
+  JobPlace job;
   job.id = m.id("id").str();
   ids.add(job.id, "job", m, "id");
   if (m.has("gpus")) {
@@ -1316,6 +1325,21 @@ core::TrainingJobSpec readJob(const MapReader& m, const core::SimulationSpec& si
     job.racks = readJobRacks(m, racks, ids);
     readJobWindow(m, sim, job.start, job.duration);
   }
+  spec.id = std::move(job.id);
+  spec.racks = std::move(job.racks);
+  spec.start = job.start;
+  spec.duration = job.duration;
+  spec.gpus = job.gpus;
+  spec.submit = job.submit;
+}
+
+core::TrainingJobSpec readJob(const MapReader& m, const core::SimulationSpec& sim,
+                              const std::vector<core::RackSpec>& racks, IdRegistry& ids) {
+  m.restrictTo({"id", "type", "racks", "gpus", "submit", "start", "duration", "iteration",
+                "checkpoint", "failures"},
+               "in a training job");
+  core::TrainingJobSpec job;
+  readJobPlace(m, sim, racks, ids, job);
 
   const MapReader it =
       m.map("iteration", {"compute", "compute_power", "communication", "communication_power"});
@@ -1351,13 +1375,11 @@ core::TrainingJobSpec readJob(const MapReader& m, const core::SimulationSpec& si
 core::ReplayJobSpec readReplay(const MapReader& m, const core::SimulationSpec& sim,
                                const std::vector<core::RackSpec>& racks,
                                const std::string& scenario_path, IdRegistry& ids) {
-  m.restrictTo({"id", "type", "racks", "start", "duration", "trace", "format", "interval"},
-               "in a replay job");
+  m.restrictTo(
+      {"id", "type", "racks", "gpus", "submit", "start", "duration", "trace", "format", "interval"},
+      "in a replay job");
   core::ReplayJobSpec job;
-  job.id = m.id("id").str();
-  ids.add(job.id, "job", m, "id");
-  job.racks = readJobRacks(m, racks, ids);
-  readJobWindow(m, sim, job.start, job.duration);
+  readJobPlace(m, sim, racks, ids, job);
   const std::string format = m.string("format", "a GPU trace format (nvidia-smi or dcgm)");
   double interval = 0.0;
   if (format == "dcgm") {
@@ -1391,13 +1413,11 @@ core::ReplayJobSpec readReplay(const MapReader& m, const core::SimulationSpec& s
 core::InferenceJobSpec readInference(const MapReader& m, const core::SimulationSpec& sim,
                                      const std::vector<core::RackSpec>& racks,
                                      const std::string& scenario_path, IdRegistry& ids) {
-  m.restrictTo({"id", "type", "racks", "start", "duration", "trace", "arrivals", "server"},
-               "in an inference job");
+  m.restrictTo(
+      {"id", "type", "racks", "gpus", "submit", "start", "duration", "trace", "arrivals", "server"},
+      "in an inference job");
   core::InferenceJobSpec job;
-  job.id = m.id("id").str();
-  ids.add(job.id, "job", m, "id");
-  job.racks = readJobRacks(m, racks, ids);
-  readJobWindow(m, sim, job.start, job.duration);
+  readJobPlace(m, sim, racks, ids, job);
 
   constexpr int kMaxTokens = 100'000'000;
   if (m.has("trace") == m.has("arrivals")) {
@@ -1470,17 +1490,22 @@ void readWorkload(const MapReader& r, const std::string& scenario_path, core::Si
             "failures", "trace", "arrivals", "server", "format", "interval"});
     const std::string type = m.string("type", "a workload type (training, inference or replay)");
     Held h;
+    // `order`: jobs submitted at one time queue in scenario order, whatever their kind.
+    const auto order = static_cast<std::uint32_t>(i);
     if (type == "training") {
       core::TrainingJobSpec job = readJob(m, site.simulation, site.racks, ids);
+      job.order = order;
       h = Held{job.id, job.start, job.start + job.duration, job.racks};
       site.jobs.push_back(std::move(job));
     } else if (type == "inference") {
       core::InferenceJobSpec job =
           readInference(m, site.simulation, site.racks, scenario_path, ids);
+      job.order = order;
       h = Held{job.id, job.start, job.start + job.duration, job.racks};
       site.inference_jobs.push_back(std::move(job));
     } else if (type == "replay") {
       core::ReplayJobSpec job = readReplay(m, site.simulation, site.racks, scenario_path, ids);
+      job.order = order;
       h = Held{job.id, job.start, job.start + job.duration, job.racks};
       site.replay_jobs.push_back(std::move(job));
     } else {

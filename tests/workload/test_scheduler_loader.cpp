@@ -139,3 +139,64 @@ TEST_CASE("The shipped queue scenario schedules as its header says", "[workload]
     CHECK(wait / 6.0 == Approx(mean_min * 60.0));
   }
 }
+
+TEST_CASE("The loader queues inference and replay jobs sized in GPUs", "[workload][scheduler]") {
+  const std::string serve =
+      "  - id: serve\n    type: inference\n"
+      "    arrivals: {rate_per_s: 2, context_tokens: 1000, generated_tokens: 100}\n"
+      "    server: {max_batch: 8, prefill_tokens_per_s_per_gpu: 1000, "
+      "decode_tokens_per_s_per_gpu: 100, busy_power: 70 %}\n";
+  const std::string replay =
+      "  - id: replay\n    type: replay\n    format: nvidia-smi\n"
+      "    trace: ../tests/workload/data/nvidia-smi-2gpu.csv\n";
+  // All eight racks train for an hour; the inference job (2 racks) and the replay (1 rack) are
+  // submitted at 10 min and start when the training job ends, at 60 min.
+  const std::string jobs = "  - id: train\n    type: training\n    gpus: 576\n    duration: 1 h\n"
+                           + kIteration + serve
+                           + "    gpus: 144\n    submit: 10 min\n    duration: 30 min\n" + replay
+                           + "    gpus: 72\n    submit: 10 min\n    duration: 20 min\n";
+  const core::SiteSpec site = load(withJobs(jobs));
+  REQUIRE(site.inference_jobs.size() == 1);
+  REQUIRE(site.replay_jobs.size() == 1);
+  CHECK(site.inference_jobs[0].gpus == 144);
+  CHECK(site.inference_jobs[0].racks.empty());
+  CHECK(site.inference_jobs[0].submit == Approx(600.0));
+  CHECK(site.inference_jobs[0].duration == Approx(1800.0));
+  CHECK(site.replay_jobs[0].gpus == 72);
+  CHECK(site.replay_jobs[0].order == 2);
+  const core::SiteLayout layout = core::SiteLayout::build(site);
+  core::WorkloadExecutor executor(site, layout);
+  core::SiteState state;
+  state.resize(layout, 300.0);
+  executor.initialize(state);
+  for (long i = 0; i < 8000; ++i) {  // to 4,000 s at 0.5 s
+    state.time = static_cast<double>(i) * 0.5;
+    executor.advance(state.time, 0.5, state);
+  }
+  CHECK(executor.inferenceJob(0).start() == Approx(3600.0));
+  CHECK(executor.replayJob(0).start() == Approx(3600.0));
+  CHECK(executor.inferenceJobRacks(0).size() == 2);
+  CHECK(executor.replayJobRacks(0).size() == 1);
+  CHECK(executor.requestsServed() > 0);
+  core::Summary summary;
+  executor.summarise(summary);
+  CHECK(summary.value("job_serve_wait_s") == Approx(3000.0));
+  CHECK(summary.value("job_replay_start_s") == Approx(3600.0));
+
+  // Errors name the file, the line and the key, as for training jobs.
+  fails(withJobs(serve + "    gpus: 100\n    duration: 1 h\n"), "workload[0].gpus",
+        "multiple of the 72 GPUs");
+  fails(withJobs(serve + "    gpus: 72\n    racks: all\n    duration: 1 h\n"), "workload[0].gpus",
+        "not both");
+  fails(withJobs(serve + "    racks: all\n    submit: 0 s\n"), "workload[0].submit",
+        "only a job sized by gpus");
+  fails(withJobs(serve + "    gpus: 72\n    start: 0 s\n    duration: 1 h\n"), "workload[0].start",
+        "submit");
+  fails(withJobs(serve + "    gpus: 72\n"), "workload[0].duration", "required key is missing");
+  fails(withJobs(replay + "    gpus: 144\n    racks: [row1/rack01]\n    duration: 1 h\n"),
+        "workload[0].gpus", "not both");
+  fails(withJobs(replay + "    submit: 0 s\n    racks: all\n"), "workload[0].submit",
+        "only a job sized by gpus");
+  fails(withJobs(replay + "    gpus: 70\n    duration: 1 h\n"), "workload[0].gpus",
+        "multiple of the 72 GPUs");
+}

@@ -31,6 +31,10 @@ class InferenceJob {
 
   /// Back to the state at the job's start: no request arrived, the random stream restarted.
   void reset();
+  /// Moves the job's window to [start, start + duration) and resets it (+inf: not started), for a
+  /// job whose start the scheduler chooses during the run. The trace and the Poisson stream
+  /// begin at `start`; the diurnal curve stays in simulation time. Allocates nothing.
+  void setStart(double start) noexcept;
   /// Serves the requests over [t0, t1] (clipped to the job's window) with every slot progressing
   /// at `speed` (1 = full speed, 0 = stalled). Returns the integral of the utilisation over the
   /// interval, s. Intervals must follow each other in time.
@@ -74,7 +78,7 @@ class InferenceJob {
   void push(const Request& r);
 
   // Specification.
-  double start_ = 0.0, end_ = 0.0;
+  double start_ = 0.0, end_ = 0.0, duration_ = 0.0;
   std::vector<InferenceRequest> trace_;
   double rate_ = 0.0, amplitude_ = 0.0, period_ = 86400.0, peak_ = 0.0;
   std::uint32_t context_ = 0, generated_ = 0;

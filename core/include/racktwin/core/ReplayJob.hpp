@@ -29,6 +29,9 @@ class ReplayJob {
 
   /// Back to the job's start.
   void reset() noexcept;
+  /// Moves the job's window to [start, start + duration) and resets it (+inf: not started), for a
+  /// job whose start the scheduler chooses during the run. Allocates nothing.
+  void setStart(double start) noexcept;
   /// Averages every trace GPU's power over [t0, t1] clipped to the job's window into power()
   /// (W) and returns the clipped length, s (0 when the job is not active, and every power() 0).
   /// Intervals must follow each other in time.
@@ -53,7 +56,7 @@ class ReplayJob {
   void wakeAll() noexcept;
   void setAll(double P) noexcept;
 
-  double start_ = 0.0, end_ = 0.0;
+  double start_ = 0.0, end_ = 0.0, duration_ = 0.0;
   std::vector<std::size_t> begin_;  // samples of GPU i: [begin_[i], begin_[i + 1])
   std::vector<double> times_, power_;
   std::vector<std::size_t> cursor_;  // per GPU: last sample at or before the last run's end

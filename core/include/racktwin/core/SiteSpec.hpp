@@ -341,8 +341,9 @@ struct TrainingJobSpec {
   // A scheduled job names no racks: it asks for `gpus` (a multiple of the GPUs of a rack, so
   // whole racks) at `submit`; the scheduler (JobScheduler.hpp) chooses its racks and its start,
   // and it runs for `duration`, which is also the runtime it requests.
-  std::uint32_t gpus = 0;  // 0 when `racks` names the racks
-  double submit = 0.0;     // s
+  std::uint32_t gpus = 0;   // 0 when `racks` names the racks
+  double submit = 0.0;      // s
+  std::uint32_t order = 0;  // position in the scenario's workload list: queue ties go by it
 };
 
 /// One request of an inference trace (Azure LLM inference format: arrival, context and generated
@@ -375,6 +376,11 @@ struct InferenceJobSpec {
   double prefill_tokens_per_s_per_gpu = 0.0;  // context tokens/s per GPU at full speed
   double decode_tokens_per_s_per_gpu = 0.0;   // generated tokens/s per GPU at full speed
   double busy_power_fraction = 0.0;           // GPU power at full batch, of P_max
+  // Scheduled as a training job (TrainingJobSpec::gpus): no racks, `gpus` at `submit`, served
+  // from the start the scheduler gives it; the trace and the Poisson stream begin there.
+  std::uint32_t gpus = 0;   // 0 when `racks` names the racks
+  double submit = 0.0;      // s
+  std::uint32_t order = 0;  // position in the scenario's workload list
 };
 
 /// A replayed GPU power trace on whole racks: each trace GPU's power as a step function held from
@@ -391,9 +397,14 @@ struct ReplayJobSpec {
   std::vector<std::size_t> sample_begin;
   std::vector<double> times;
   std::vector<double> power;
+  // Scheduled as a training job (TrainingJobSpec::gpus): no racks, `gpus` at `submit`; the
+  // trace is replayed from the start the scheduler gives it, on its racks in placement order.
+  std::uint32_t gpus = 0;   // 0 when `racks` names the racks
+  double submit = 0.0;      // s
+  std::uint32_t order = 0;  // position in the scenario's workload list
 };
 
-/// The queue of the scheduled jobs (TrainingJobSpec::gpus > 0): first come, first served, or
+/// The queue of the scheduled jobs (`gpus` > 0, of any kind): first come, first served, or
 /// EASY backfill (a later job may start early when it does not delay the first job's
 /// reservation). See docs/scheduler.md.
 struct SchedulerSpec {

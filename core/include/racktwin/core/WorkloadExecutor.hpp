@@ -34,13 +34,17 @@
 // The demand is the trace's exact average over the sub-step (idle power for the part outside the
 // job), capped while throttled; no leakage is added (the measured power includes it).
 //
-// A scheduled training job (TrainingJobSpec::gpus > 0) names no racks: the JobScheduler queues
-// it at its submit time and places it on whole racks at a sub-step boundary (docs/scheduler.md);
-// it then runs for its duration like any other job. Jobs that name racks are fixed uses for the
-// scheduler. A rack with a shut-down GPU takes no new job. The scheduler runs only at events: a
-// submission, a job's end while jobs wait, a rack's state change (seen where the executor already
-// compares each rack's shutdown flags), so a sub-step without one costs one comparison. With
-// scheduled jobs the recorder gets job/racks_held and site/jobs_queued.
+// A scheduled job (`gpus` > 0; training, inference or replay) names no racks: the JobScheduler
+// queues it at its submit time and places it on whole racks at a sub-step boundary
+// (docs/scheduler.md); it then runs for its duration like a job naming those racks with that
+// start: an inference job's trace and Poisson stream begin there (its throughput is sized by
+// `gpus` from the outset), a replay's trace GPUs follow the placed racks in placement order. The
+// racks are written into the job's reserved entries of job_racks_, so a placement allocates
+// nothing. Jobs that name racks are fixed uses for the scheduler. A rack with a shut-down GPU takes
+// no new job. The scheduler runs only at events: a submission, a job's end while jobs wait, a
+// rack's state change (seen where the executor already compares each rack's shutdown flags), so a
+// sub-step without one costs one comparison. With scheduled jobs the recorder gets job/racks_held
+// and site/jobs_queued.
 //
 // Cost per sub-step (event-driven): the work scales with the racks whose demands change, not
 // with GPUs x sub-steps. Phase times are taken as shares of the sub-step, so a sub-step inside one
@@ -53,6 +57,10 @@
 // the executor must be the only writer of SiteState::gpu_P_demand, cpu_P_demand,
 // switch_P_demand and rack_air_P_demand; a driver that changes the GPU inputs between sub-steps
 // must leave last_substep set; and initialize() must be called before advancing a new SiteState.
+//
+// Two jobs on one rack within one sub-step (one ends, the next starts inside it): the GPU demand of
+// a sub-step with a replay on the rack is that replay's (the one listed later when two), the rest
+// idle.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -118,9 +126,15 @@ class WorkloadExecutor final : public Model {
   std::optional<double> meanJobWait() const noexcept;
 
   std::size_t replayJobCount() const noexcept { return replay_.size(); }
+  const ReplayJob& replayJob(std::size_t job) const;
+  /// Rack indices (SiteLayout) of a replay job; empty while a scheduled job has not started.
+  std::span<const std::uint32_t> replayJobRacks(std::size_t job) const;
 
   std::size_t inferenceJobCount() const noexcept { return inference_.size(); }
+  /// start() and end() are +inf while a scheduled inference job waits.
   const InferenceJob& inferenceJob(std::size_t job) const;
+  /// Rack indices (SiteLayout) of an inference job; empty while a scheduled job has not started.
+  std::span<const std::uint32_t> inferenceJobRacks(std::size_t job) const;
   std::uint64_t requestsServed() const noexcept;
   std::uint64_t tokensGenerated() const noexcept;
   /// Mean wait in the queue of the requests that started service, s; nullopt when none started.
@@ -197,8 +211,13 @@ class WorkloadExecutor final : public Model {
   Split runJob(std::size_t j, double t0, double t1, double speed) noexcept;
   void runSchedule(std::size_t j, double a, double b, double speed, Split& split) noexcept;
   void drawFailure(Job& job, double from) noexcept;
+  /// Whole racks for a scheduled job of `gpus` GPUs; throws std::invalid_argument (naming the
+  /// job) when the racks differ in GPU count or the GPUs do not fill whole racks of the site.
+  std::uint32_t scheduledRacks(const std::string& what, std::uint32_t gpus) const;
   /// A scheduling event at `now`: starts the jobs the scheduler places.
   void runScheduler(double now) noexcept;
+  /// Writes a placed job's racks into job_racks_[begin, ...) (and a replay's GPU offsets).
+  void placeRacks(std::uint32_t q, std::uint32_t begin) noexcept;
   /// Tells the scheduler whether rack r has a shut-down GPU (a change wakes it).
   void noteRackShutdown(std::size_t r, const std::uint8_t* shutdown, std::size_t n) noexcept;
   void noteRacksDown(const SiteState& state) noexcept;
@@ -232,32 +251,39 @@ class WorkloadExecutor final : public Model {
   std::vector<Job> jobs_;
   // The queue of the scheduled jobs (none when no job asks for GPUs); scheduled_jobs_[q] is the
   // job of the scheduler's request q.
+  enum class Kind : std::uint8_t { Training, Inference, Replay };
+  struct ScheduledJob {
+    Kind kind = Kind::Training;
+    std::uint32_t index = 0;  // in jobs_, inference_ or replay_
+    std::uint32_t order = 0;  // position in the scenario's workload list
+  };
   std::optional<JobScheduler> scheduler_;
-  std::vector<std::uint32_t> scheduled_jobs_;
+  std::vector<ScheduledJob> scheduled_jobs_;
   double next_schedule_ = 0.0;  // s, the scheduler's next event
   bool racks_changed_ = false;  // a rack's state changed since the last scheduling event
   double last_time_ = 0.0;      // s, end of the last sub-step
-  struct InferenceRacks {
+  // Racks of an inference or replay job.
+  struct JobRacks {
     std::string id;
     std::uint32_t rack_begin = 0;  // job_racks_[rack_begin, rack_end)
     std::uint32_t rack_end = 0;
+    bool scheduled = false;  // placed by the scheduler
   };
+  using InferenceRacks = JobRacks;
+  using ReplayRacks = JobRacks;
   std::vector<InferenceJob> inference_;
   std::vector<InferenceRacks> inference_racks_;
-  struct ReplayRacks {
-    std::string id;
-    std::uint32_t rack_begin = 0;  // job_racks_[rack_begin, rack_end)
-    std::uint32_t rack_end = 0;
-  };
   std::vector<ReplayJob> replay_;
   std::vector<ReplayRacks> replay_racks_;
   // Per rack: the replay job driving it in the current sub-step (-1 none), the active share of
-  // that job in the sub-step (0..1), and the rack's first GPU's position in the job's GPUs.
+  // that job in the sub-step (0..1), and the rack's first GPU's position in the job's GPUs (from
+  // job_rack_gpu_offset_, as a scheduled replay's racks are known only once placed).
   std::vector<std::int32_t> rack_replay_;
   std::vector<double> rack_replay_share_;
   std::vector<std::uint32_t> rack_replay_offset_;
   std::vector<std::uint32_t> job_racks_;
-  std::vector<PhasePowers> job_rack_P_;  // per entry of job_racks_ of a training job
+  std::vector<std::uint32_t> job_rack_gpu_offset_;  // per entry of job_racks_ of a replay job
+  std::vector<PhasePowers> job_rack_P_;             // per entry of job_racks_ of a training job
   std::vector<RackPower> rack_power_;
   // Per-rack sums over the current sub-step as shares of it: job-busy share (0..1), and the
   // share-weighted GPU powers in jobs without and with the throttle cap, W.
@@ -278,6 +304,7 @@ class WorkloadExecutor final : public Model {
   // SiteState), 1 the rack's two averages rack_last_P_ and rack_last_P_capped_, 2 its replay job
   // at active share rack_last_P_. The CPUs, switches and air loads follow the busy share alone.
   std::vector<std::uint8_t> rack_written_, rack_chips_written_;
+  std::vector<std::int32_t> rack_written_replay_;  // the replay job of rack_written_ == 2
   std::vector<double> rack_last_P_, rack_last_P_capped_, rack_last_busy_;
   const double* written_to_ = nullptr;  // state.gpu_P_demand the demands were written to
   // The GPU inputs as seen at the last sub-step (valid once inputs_valid_), the racks whose
