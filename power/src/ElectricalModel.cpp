@@ -185,6 +185,7 @@ void ElectricalModel::initialize(core::SiteState& state) {
   std::fill(rack_solved_shelves_.begin(), rack_solved_shelves_.end(), ~0u);
   if (present_) {
     solveTree(state.time, 0.0, state);
+    publishTreeViews();  // whatever last_substep says: the recorder's first sample follows
   } else {
     solve(0.0, state);
   }

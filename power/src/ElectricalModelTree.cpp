@@ -248,8 +248,6 @@ void ElectricalModel::commitRack(std::size_t r, double t, double dt, core::SiteS
     if (dt > 0.0) feed_utilisation_max_ = std::max(feed_utilisation_max_, use);
   }
   rack_powered_value_[r] = k.powered ? 1.0 : 0.0;
-  rack_E_storage_[r] = pm_->storedEnergy(r);
-  rack_P_burner_[r] = pm_->burnerPower(r);
 
   sums.P_ac += P_ac;
   sums.P_ac_mean += rack_P_ac_mean_[r];
@@ -260,21 +258,7 @@ void ElectricalModel::commitRack(std::size_t r, double t, double dt, core::SiteS
   if (k.powered) sums.P_storage += k.P_grid_dc - k.P_load - k.P_busbar_loss;
 }
 
-void ElectricalModel::solveTree(double t, double dt, core::SiteState& state) {
-  dist_->beginStep(t, dt);
-  for (std::size_t r = 0; r < layout_.rack_count; ++r)
-    computeRack(r, t, dt, state);
-  // A UPS that drops its load changes which feeds are live: recompute (each UPS drops once).
-  for (std::size_t k = 0; !dist_->solve(t, dt); ++k) {
-    RACKTWIN_ASSERT(k < dist_->upsCount(), "a UPS dropped its load twice in one step");
-    for (std::size_t r = 0; r < layout_.rack_count; ++r)
-      computeRack(r, t, dt, state);
-  }
-  StepSums sums;
-  for (std::size_t r = 0; r < layout_.rack_count; ++r)
-    commitRack(r, t, dt, state, sums);
-  dist_->commit(t, dt);
-
+void ElectricalModel::publishTreeViews() {
   const PowerTree& tree = dist_->tree();
   for (std::size_t i = 0; i < tree_elements_.size(); ++i) {
     const std::size_t b = tree_elements_[i];
@@ -293,6 +277,31 @@ void ElectricalModel::solveTree(double t, double dt, core::SiteState& state) {
   }
   for (std::size_t i = 0; i < room_P_loss_.size(); ++i)
     room_P_loss_[i] = dist_->roomLoss(i);
+  for (std::size_t r = 0; r < layout_.rack_count; ++r) {
+    rack_E_storage_[r] = pm_->storedEnergy(r);
+    rack_P_burner_[r] = pm_->burnerPower(r);
+  }
+}
+
+void ElectricalModel::solveTree(double t, double dt, core::SiteState& state) {
+  dist_->beginStep(t, dt);
+  for (std::size_t r = 0; r < layout_.rack_count; ++r)
+    computeRack(r, t, dt, state);
+  // A UPS that drops its load changes which feeds are live: recompute (each UPS drops once).
+  for (std::size_t k = 0; !dist_->solve(t, dt); ++k) {
+    RACKTWIN_ASSERT(k < dist_->upsCount(), "a UPS dropped its load twice in one step");
+    for (std::size_t r = 0; r < layout_.rack_count; ++r)
+      computeRack(r, t, dt, state);
+  }
+  StepSums sums;
+  for (std::size_t r = 0; r < layout_.rack_count; ++r)
+    commitRack(r, t, dt, state, sums);
+  dist_->commit(t, dt);
+
+  // The per-element, UPS, room and storage views are read only by the recorder, which samples after
+  // a macro step: they are written at its last sub-step (every sub-step for a driver that leaves
+  // last_substep set).
+  if (state.last_substep) publishTreeViews();
 
   site_P_losses_ = sums.P_psu_loss + sums.P_busbar_loss + dist_->lossPower();
   site_P_generator_ = dist_->generatorPower();

@@ -57,6 +57,8 @@ int PowerTree::addBranch(Kind kind, int parent, double V_out, Complex Z, double 
   loss_.emplace_back();
   V_.emplace_back(V_out / kSqrt3, 0.0);
   I_.push_back(0.0);
+  inv_3V2_.push_back(0.0);
+  inv_V_phase2_.push_back(3.0 / (V_out * V_out));
   return static_cast<int>(size()) - 1;
 }
 
@@ -180,20 +182,18 @@ void PowerTree::backward() noexcept {
         r.P_loss += r.P_charge_in - r.P_charge;
         const double P_in = r.P_from_input + r.P_charge_in;
         S_in = Complex(P_in, P_in * c.tan_phi_in);
-        I_[k] = std::sqrt(std::norm(S_out_[k]) / (9.0 * std::norm(V_[k])));
-      } else {
-        I_[k] = 0.0;
+        inv_3V2_[k] = 1.0 / (3.0 * std::norm(V_[k]));
       }
       loss_[k] = Complex(0.0, 0.0);
     } else if (live_[k]) {
-      const double V2 = std::norm(V_[k]);
-      const double S2 = std::norm(S_out_[k]);
-      loss_[k] = Z_[k] * (S2 / (3.0 * V2));
-      I_[k] = std::sqrt(S2 / (9.0 * V2));
+      // 1 / (3 |V|^2), kept for the forward sweep (the voltage does not change in between) and
+      // for the currents after the last iteration: one division per branch and iteration.
+      const double inv_3V2 = 1.0 / (3.0 * std::norm(V_[k]));
+      inv_3V2_[k] = inv_3V2;
+      loss_[k] = Z_[k] * (std::norm(S_out_[k]) * inv_3V2);
       S_in = S_out_[k] + loss_[k] + Complex(P_no_load_[k], 0.0);
     } else {
       loss_[k] = Complex(0.0, 0.0);
-      I_[k] = 0.0;
     }
     S_in_[k] = S_in;
     const int p = parent_[k];
@@ -232,7 +232,7 @@ double PowerTree::forward() noexcept {
       const Complex V_in = p == kSourceBus ? V_root_ : V_[static_cast<std::size_t>(p)];
       const double Sr = S_out_[b].real(), Si = S_out_[b].imag();
       const double Vr = V_[b].real(), Vi = V_[b].imag();
-      const double k = 1.0 / (3.0 * (Vr * Vr + Vi * Vi));
+      const double k = inv_3V2_[b];  // of V_[b], from the backward sweep just done
       const double Ir = (Sr * Vr + Si * Vi) * k, Ii = (Sr * Vi - Si * Vr) * k;
       const double Zr = Z_[b].real(), Zi = Z_[b].imag();
       const double inverse_ratio = inverse_ratio_[b];
@@ -244,10 +244,18 @@ double PowerTree::forward() noexcept {
         V_new = Complex(kCollapse * V_nom, 0.0);
       }
     }
-    change2 = std::max(change2, std::norm(V_new - V_[b]) / (V_nom * V_nom));
+    change2 = std::max(change2, std::norm(V_new - V_[b]) * inv_V_phase2_[b]);
     V_[b] = V_new;
   }
   return std::sqrt(change2);
+}
+
+void PowerTree::currents() noexcept {
+  // Phase current |S| / (3 |V|) of every live branch, once per solve (the sweeps do not need it),
+  // at the voltages of the last backward sweep: those its losses were computed with.
+  for (std::size_t b = 0; b < size(); ++b) {
+    I_[b] = live_[b] ? std::sqrt(std::norm(S_out_[b]) * inv_3V2_[b] * (1.0 / 3.0)) : 0.0;
+  }
 }
 
 bool PowerTree::solve() noexcept {
@@ -267,6 +275,7 @@ bool PowerTree::solve() noexcept {
   // Converged, the flows are those of voltages within the tolerance of the reported ones; otherwise
   // recompute them from the last iterate (the balance holds either way).
   if (!converged) backward();
+  currents();
   dirty_ = false;
   last_converged_ = converged;
   return converged;

@@ -129,6 +129,8 @@ class ElectricalModel final : public core::Model {
   /// With an electrical section (ElectricalModelTree.cpp).
   void buildTree(const core::SiteSpec& site);
   void solveTree(double t, double dt, core::SiteState& state);
+  /// The per-element, UPS, room and rack-storage recorder views from the solved tree.
+  void publishTreeViews();
   void computeRack(std::size_t r, double t, double dt, const core::SiteState& state);
   struct StepSums {
     double P_ac = 0.0, P_ac_mean = 0.0, P_grid_dc = 0.0, P_psu_loss = 0.0, P_load = 0.0,

@@ -152,6 +152,8 @@ class PowerTree {
   void backward() noexcept;
   /// Returns the largest voltage change relative to nominal.
   double forward() noexcept;
+  /// The branch currents from the solved voltages and flows.
+  void currents() noexcept;
 
   double V_source_nominal_;
   bool source_live_ = true;
@@ -175,6 +177,8 @@ class PowerTree {
   std::vector<std::uint8_t> live_;
   std::vector<Complex> S_load_, S_out_, S_in_, loss_, V_;
   std::vector<double> I_;
+  std::vector<double> inv_3V2_;       // 1 / (3 |V|^2) of the last backward sweep
+  std::vector<double> inv_V_phase2_;  // 1 / (V_nominal / sqrt 3)^2, for the convergence test
   std::vector<int> conv_branch_;
   std::vector<ConverterState> conv_;
 };
