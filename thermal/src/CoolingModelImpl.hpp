@@ -247,6 +247,8 @@ struct CoolingModel::Impl {
   void sweep(Loop& loop, double dt);
   /// The factors that change only with the step length and the flows.
   void refreshSweepFactors(Loop& loop, double dt);
+  /// Alphas of the cells (and plate dies) of links without flow: closed volumes.
+  void closeStillLinks(Loop& loop, double dt);
   /// Exchanger outputs from the swept temperatures.
   void finishSweep(Loop& loop);
   // CoolingSweepSingle.cpp

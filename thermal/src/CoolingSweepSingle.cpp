@@ -168,28 +168,8 @@ void CoolingModel::Impl::sweepSingle(Loop& loop, double dt) {
     die_alpha[die0 + dl] =
         single.die_d0[dl] + single.die_d1[dl] * loop.node_alpha[single.die_up[dl]];
 
-  // Links without flow: each cell is closed; a cold plate exchanges with its own cell (as in
-  // sweepWidth; their gammas are zero).
-  for (const Index l : loop.still_links) {
-    const Link& link = loop.links[l];
-    for (std::uint32_t c = link.cell_begin; c < link.cell_end; ++c) {
-      const double store = cell_C[c] / dt;
-      double T = cell_T_old[c];
-      if (c == link.cell_begin && link.role == LinkRole::ColdPlate) {
-        const auto d = static_cast<std::size_t>(link.die);
-        const double store_d = dies[d].spec->heat_capacity / dt;
-        const double g = 1.0 / die_R[d];
-        const double m11 = store_d + g, m12 = -g, m21 = -g, m22 = store + g;
-        const double r1 = store_d * die_T_old[d] + die_P[d], r2 = store * cell_T_old[c];
-        const double det = m11 * m22 - m12 * m21;
-        die_alpha[d] = (r1 * m22 - m12 * r2) / det;
-        T = (m11 * r2 - m21 * r1) / det;
-      } else if (c == link.cell_begin && link.role == LinkRole::Pump) {
-        T = cell_T_old[c] + units[static_cast<std::size_t>(link.unit)].pump_P_hydraulic / store;
-      }
-      alpha[c - cell0] = T;  // gamma is zero: alpha is the temperature
-    }
-  }
+  // Links without flow: closed cells (their gammas are zero, so the alpha is the temperature).
+  closeStillLinks(loop, dt);
 
   // Closure at the suction: x = A + f_hx Gamma x.
   const Index suction = unit.suction;

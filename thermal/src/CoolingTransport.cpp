@@ -226,6 +226,31 @@ void CoolingModel::Impl::finishSweep(Loop& loop) {
   }
 }
 
+void CoolingModel::Impl::closeStillLinks(Loop& loop, double dt) {
+  // Each cell of a link without flow is closed; a cold plate exchanges with its own cell.
+  for (const Index l : loop.still_links) {
+    const Link& link = loop.links[l];
+    for (std::uint32_t c = link.cell_begin; c < link.cell_end; ++c) {
+      const double store = cell_C[c] / dt;
+      double T = cell_T_old[c];
+      if (c == link.cell_begin && link.role == LinkRole::ColdPlate) {
+        const auto d = static_cast<std::size_t>(link.die);
+        const double store_d = dies[d].spec->heat_capacity / dt;
+        const double g = 1.0 / die_R[d];
+        // [store_d + g, -g; -g, store + g] [D; T] = [store_d D_old + P; store T_old]
+        const double m11 = store_d + g, m12 = -g, m21 = -g, m22 = store + g;
+        const double r1 = store_d * die_T_old[d] + die_P[d], r2 = store * cell_T_old[c];
+        const double det = m11 * m22 - m12 * m21;
+        die_alpha[d] = (r1 * m22 - m12 * r2) / det;
+        T = (m11 * r2 - m21 * r1) / det;
+      } else if (c == link.cell_begin && link.role == LinkRole::Pump) {
+        T = cell_T_old[c] + units[static_cast<std::size_t>(link.unit)].pump_P_hydraulic / store;
+      }
+      cell_alpha[c] = T;
+    }
+  }
+}
+
 template <std::size_t W>
 void CoolingModel::Impl::sweepWidth(Loop& loop, double dt) {
   const std::size_t n_nodes = loop.network.nodeCount();
@@ -289,29 +314,14 @@ void CoolingModel::Impl::sweepWidth(Loop& loop, double dt) {
     }
   };
 
-  // Links without flow: each cell is closed; a cold plate exchanges with its own cell.
+  // Links without flow: closed cells (their temperature is the alpha, their beta rows zero).
+  closeStillLinks(loop, dt);
   for (const Index l : loop.still_links) {
     const Link& link = loop.links[l];
-    for (std::uint32_t c = link.cell_begin; c < link.cell_end; ++c) {
-      const double store = cell_C[c] / dt;
-      double T = cell_T_old[c];
-      if (c == link.cell_begin && link.role == LinkRole::ColdPlate) {
-        const auto d = static_cast<std::size_t>(link.die);
-        const double store_d = dies[d].spec->heat_capacity / dt;
-        const double g = 1.0 / die_R[d];
-        // [store_d + g, -g; -g, store + g] [D; T] = [store_d D_old + P; store T_old]
-        const double m11 = store_d + g, m12 = -g, m21 = -g, m22 = store + g;
-        const double r1 = store_d * die_T_old[d] + die_P[d], r2 = store * cell_T_old[c];
-        const double det = m11 * m22 - m12 * m21;
-        die_alpha[d] = (r1 * m22 - m12 * r2) / det;
-        std::fill_n(dieBeta(d), m, 0.0);
-        T = (m11 * r2 - m21 * r1) / det;
-      } else if (c == link.cell_begin && link.role == LinkRole::Pump) {
-        T = cell_T_old[c] + units[static_cast<std::size_t>(link.unit)].pump_P_hydraulic / store;
-      }
-      cell_alpha[c] = T;
+    for (std::uint32_t c = link.cell_begin; c < link.cell_end; ++c)
       std::fill_n(cellBeta(c), m, 0.0);
-    }
+    if (link.role == LinkRole::ColdPlate)
+      std::fill_n(dieBeta(static_cast<std::size_t>(link.die)), m, 0.0);
   }
 
   // Forward sweep: every node and cell temperature as alpha + beta . x.
