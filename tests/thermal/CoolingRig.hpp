@@ -14,8 +14,10 @@
 namespace racktwin::test {
 
 struct CoolingRig {
-  explicit CoolingRig(core::SiteSpec spec)
+  /// `general_sweep_only`: every loop takes the general heat sweep (CoolingModel).
+  explicit CoolingRig(core::SiteSpec spec, bool general_sweep_only = false)
       : site(std::move(spec)), layout(core::SiteLayout::build(site)), model(site, layout) {
+    model.useGeneralSweepOnly(general_sweep_only);
     state.resize(layout, site.cdus[0].T_supply_set);
     model.initialize(state);
     stored_initial = model.storedEnergy();

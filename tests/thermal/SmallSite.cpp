@@ -1,5 +1,7 @@
 #include "SmallSite.hpp"
 
+#include <string>
+
 #include "racktwin/core/Units.hpp"
 
 namespace racktwin::test {
@@ -63,6 +65,26 @@ core::SiteSpec smallSite(int trays, int gpus_per_tray) {
   rack.type = type;
   rack.cdu = "row1/cdu1";
   site.racks.push_back(rack);
+  return site;
+}
+
+core::SiteSpec rowSite(int racks, core::RowHeaderSpec::Return arrangement, core::PipeSpec segment,
+                       int trays, int gpus_per_tray) {
+  core::SiteSpec site = smallSite(trays, gpus_per_tray);
+  core::CduSpec& cdu = site.cdus[0];
+  cdu.Q_flow_nominal *= racks;
+  cdu.secondary_V_flow_nominal *= racks;
+  cdu.facility_V_flow_nominal *= racks;
+  cdu.headers.present = true;
+  cdu.headers.segment = segment;
+  cdu.headers.return_arrangement = arrangement;
+  const core::RackSpec first = site.racks[0];
+  site.racks.clear();
+  for (int r = 1; r <= racks; ++r) {
+    core::RackSpec rack = first;
+    rack.id = core::ComponentId("row1/rack0" + std::to_string(r));
+    site.racks.push_back(rack);
+  }
   return site;
 }
 

@@ -7,4 +7,9 @@ namespace racktwin::test {
 
 core::SiteSpec smallSite(int trays = 2, int gpus_per_tray = 1);
 
+/// `racks` identical racks of smallSite(trays, gpus_per_tray) on its one CDU with row headers of
+/// `segment`. The CDU's rating scales with the racks (the hydraulics do not depend on it).
+core::SiteSpec rowSite(int racks, core::RowHeaderSpec::Return arrangement, core::PipeSpec segment,
+                       int trays = 2, int gpus_per_tray = 1);
+
 }  // namespace racktwin::test

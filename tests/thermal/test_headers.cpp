@@ -21,27 +21,6 @@ namespace {
 
 using Return = core::RowHeaderSpec::Return;
 
-/// `racks` identical racks of `trays` one-GPU trays on one CDU with row headers of `segment`.
-/// The CDU's rating scales with the racks (the hydraulics do not depend on it).
-core::SiteSpec rowSite(int racks, Return arrangement, core::PipeSpec segment, int trays = 2) {
-  core::SiteSpec site = test::smallSite(trays, 1);
-  core::CduSpec& cdu = site.cdus[0];
-  cdu.Q_flow_nominal *= racks;
-  cdu.secondary_V_flow_nominal *= racks;
-  cdu.facility_V_flow_nominal *= racks;
-  cdu.headers.present = true;
-  cdu.headers.segment = segment;
-  cdu.headers.return_arrangement = arrangement;
-  const core::RackSpec first = site.racks[0];
-  site.racks.clear();
-  for (int r = 1; r <= racks; ++r) {
-    core::RackSpec rack = first;
-    rack.id = core::ComponentId("row1/rack0" + std::to_string(r));
-    site.racks.push_back(rack);
-  }
-  return site;
-}
-
 /// A header narrow enough that its losses are a sizeable part of a rack's: the case where the
 /// return arrangement matters.
 core::PipeSpec lossySegment() {
@@ -92,7 +71,7 @@ double sum(const std::vector<double>& V) {
 
 TEST_CASE("Row headers conserve mass at every junction", "[thermal]") {
   for (const Return arrangement : {Return::Direct, Return::Reverse}) {
-    Rig rig(rowSite(5, arrangement, lossySegment(), 3));
+    Rig rig(test::rowSite(5, arrangement, lossySegment(), 3));
     const double Q = rig.model.cduSecondaryFlow(0);
     REQUIRE(Q > 1e-5);
     INFO("arrangement " << (arrangement == Return::Direct ? "direct" : "reverse") << ", imbalance "
@@ -109,8 +88,8 @@ TEST_CASE("Reverse return evens out the rack flows that direct return skews (Tic
   // draws the most flow and the flow falls along the row. Reverse return (first in, last out):
   // every path has the same length, which leaves a smaller rack-to-rack spread.
   const int racks = 6;
-  Rig direct(rowSite(racks, Return::Direct, lossySegment()));
-  Rig reverse(rowSite(racks, Return::Reverse, lossySegment()));
+  Rig direct(test::rowSite(racks, Return::Direct, lossySegment()));
+  Rig reverse(test::rowSite(racks, Return::Reverse, lossySegment()));
   const std::vector<double> V_direct = direct.rackFlows();
   const std::vector<double> V_reverse = reverse.rackFlows();
   REQUIRE(V_direct.size() == static_cast<std::size_t>(racks));
@@ -140,7 +119,7 @@ TEST_CASE("Two racks on a header split flow as the loop equation between them sa
   // bisection with the same link laws (thermal::linkDp, tested against references elsewhere).
   const core::PipeSpec segment{1.5, 0.006, 1.5e-6, 2};
   for (const Return arrangement : {Return::Direct, Return::Reverse}) {
-    Rig rig(rowSite(2, arrangement, segment, 1));
+    Rig rig(test::rowSite(2, arrangement, segment, 1));
     const core::RackTypeSpec& type = rig.site.racks[0].type;
     const core::CduSpec& cdu = rig.site.cdus[0];
     const thermal::CoolantProperties props =
@@ -185,7 +164,7 @@ TEST_CASE("Two racks on a header split flow as the loop equation between them sa
 
 TEST_CASE("Energy is conserved to round-off with row headers", "[thermal]") {
   for (const Return arrangement : {Return::Direct, Return::Reverse}) {
-    Rig rig(rowSite(4, arrangement, core::PipeSpec{0.6, 0.02, 4.5e-5, 3}));
+    Rig rig(test::rowSite(4, arrangement, core::PipeSpec{0.6, 0.02, 4.5e-5, 3}));
     const double stored_initial = rig.model.storedEnergy();
     for (int i = 0; i < 300; ++i) {
       const double P = 700.0 + 600.0 * std::sin(0.07 * i) + (i % 11 == 0 ? 400.0 : 0.0);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <string>
 
+#include "CoolingRig.hpp"
 #include "SmallSite.hpp"
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/thermal/CoolingModel.hpp"
@@ -20,39 +21,20 @@ namespace {
 /// Three racks of four two-GPU trays on one CDU with reverse-return row headers and a standby
 /// pump: junctions that mix several inflows, headers and hoses of several cells.
 core::SiteSpec headerSite() {
-  core::SiteSpec site = test::smallSite(4, 2);
+  core::SiteSpec site = test::rowSite(3, core::RowHeaderSpec::Return::Reverse,
+                                      core::PipeSpec{0.6, 0.05, 4.5e-5, 2}, 4, 2);
   core::CduSpec& cdu = site.cdus[0];
-  constexpr int racks = 3;
-  cdu.Q_flow_nominal *= racks;
-  cdu.secondary_V_flow_nominal *= racks;
-  cdu.facility_V_flow_nominal *= racks;
   cdu.pumps_installed = 2;
   cdu.pumps_duty = 1;
   cdu.standby_switchover_time = 30.0;
-  cdu.headers.present = true;
-  cdu.headers.segment = core::PipeSpec{0.6, 0.05, 4.5e-5, 2};
-  cdu.headers.return_arrangement = core::RowHeaderSpec::Return::Reverse;
-  const core::RackSpec first = site.racks[0];
-  site.racks.clear();
-  for (int r = 1; r <= racks; ++r) {
-    core::RackSpec rack = first;
-    rack.id = core::ComponentId("row1/rack0" + std::to_string(r));
-    site.racks.push_back(rack);
-  }
   return site;
 }
 
-struct Run {
-  Run(const core::SiteSpec& spec, bool general)
-      : site(spec), layout(core::SiteLayout::build(site)), model(site, layout) {
-    model.useGeneralSweepOnly(general);
-    state.resize(layout, site.cdus[0].T_supply_set);
-    model.initialize(state);
-  }
-  /// One step with GPU g at P(t, g).
-  void step(double dt) {
+/// A rig whose GPUs swing synchronously between compute and communication, each at its own level.
+struct Run : test::CoolingRig {
+  using CoolingRig::CoolingRig;
+  void swing(double dt) {
     for (std::size_t g = 0; g < state.gpu_E_step.size(); ++g) {
-      // Synchronous swings between compute and communication, a different level per GPU.
       const double P = (std::fmod(t, 4.0) < 3.0 ? 1100.0 : 450.0) + 15.0 * static_cast<double>(g);
       state.gpu_E_step[g] = P * dt;
     }
@@ -61,19 +43,6 @@ struct Run {
     model.advance(t, dt, state);
     t += dt;
   }
-  bool event(core::EventKind kind, const std::string& target, double value = 0.0) {
-    core::EventSpec e;
-    e.kind = kind;
-    e.target = target;
-    e.value = value;
-    e.time = t;
-    return model.applyEvent(e, state);
-  }
-  core::SiteSpec site;
-  core::SiteLayout layout;
-  core::SiteState state;
-  thermal::CoolingModel model;
-  double t = 0.0;
 };
 
 double relative(double a, double b) {
@@ -106,7 +75,7 @@ TEST_CASE("The single-CDU sweep agrees with the general sweep to round-off", "[t
     f(general);
   };
   for (int s = 0; s < 600; ++s) {
-    both([](Run& r) { r.step(1.0); });
+    both([](Run& r) { r.swing(1.0); });
     compare();
   }
   // A clogged plate changes the flows and so the cached factors.
@@ -114,13 +83,13 @@ TEST_CASE("The single-CDU sweep agrees with the general sweep to round-off", "[t
     REQUIRE(r.event(core::EventKind::ClogColdPlate, "row1/rack02/tray02/gpu1", 4.0));
   });
   for (int s = 0; s < 120; ++s) {
-    both([](Run& r) { r.step(1.0); });
+    both([](Run& r) { r.swing(1.0); });
     compare();
   }
   // A pump trip: the flow stops until the standby starts.
   both([](Run& r) { REQUIRE(r.event(core::EventKind::PumpTrip, "row1/cdu1")); });
   for (int s = 0; s < 300; ++s) {
-    both([](Run& r) { r.step(0.5); });
+    both([](Run& r) { r.swing(0.5); });
     compare();
   }
   CHECK(fast.model.cduPumpsRunning(0) == 1);  // the standby took over
