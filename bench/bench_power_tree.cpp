@@ -3,7 +3,8 @@
 // PSUs, 4,608 GPUs) at a 0.1 s electrical step: simulated time over wall time and the cost of one
 // step, best of `repeat` runs. Cases: the electrical model alone under a training square wave,
 // the same with GB300 smoothing on every rack, and the workload executor plus the electrical
-// model (the engine's fast models). Run from the source tree: bench_power_tree [seconds] [repeat].
+// model (the engine's fast models). Run from the source tree:
+// bench_power_tree [seconds] [repeat] [case: all, alone, smoothing, workload].
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "racktwin/core/WorkloadExecutor.hpp"
 #include "racktwin/power/ElectricalModel.hpp"
@@ -119,6 +121,11 @@ Result run(const core::SiteSpec& base, Case which, double seconds, int repeat) {
 int main(int argc, char** argv) {
   const double seconds = argc > 1 ? std::atof(argv[1]) : 600.0;
   const int repeat = argc > 2 ? std::atoi(argv[2]) : 5;
+  const std::string only = argc > 3 ? argv[3] : "all";
+  if (only != "all" && only != "alone" && only != "smoothing" && only != "workload") {
+    std::fprintf(stderr, "bench_power_tree: case must be all, alone, smoothing or workload\n");
+    return 1;
+  }
   const std::string path = "scenarios/faults/feed-a-loss.yaml";
   try {
     const std::string text = readText(path);
@@ -135,10 +142,12 @@ int main(int argc, char** argv) {
           probe.distribution()->upsCount(), seconds, repeat);
     }
     const double steps = seconds / 0.1;
-    for (const auto& [which, label] :
-         {std::pair{Case::Electrical, "electrical model"},
-          std::pair{Case::Smoothing, "electrical model, smoothing on every rack"},
-          std::pair{Case::WorkloadAndElectrical, "workload executor + electrical model"}}) {
+    for (const auto& [which, name, label] :
+         {std::tuple{Case::Electrical, "alone", "electrical model"},
+          std::tuple{Case::Smoothing, "smoothing", "electrical model, smoothing on every rack"},
+          std::tuple{Case::WorkloadAndElectrical, "workload",
+                     "workload executor + electrical model"}}) {
+      if (only != "all" && only != name) continue;
       const Result r = run(site, which, seconds, repeat);
       std::printf(
           "%-44s %8.0f x real time, %7.2f us per step, %5.2f ns per GPU-step, "
