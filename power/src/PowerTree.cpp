@@ -220,32 +220,34 @@ double PowerTree::forward() noexcept {
     change2 = std::norm(V_new - V_root_) / std::norm(V_source);
     V_root_ = V_new;
   }
+  // Real and imaginary parts in scalars: complex temporaries built from two halves and read back
+  // whole stall on store forwarding.
   const std::size_t n = size();
   for (std::size_t b = 0; b < n; ++b) {
     if (!live_[b]) continue;
     const double V_nom = V_nominal_[b] / kSqrt3;
-    Complex V_new;
-    if (kind_[b] == Kind::Converter) {
-      V_new = Complex(V_nom, 0.0);
-    } else {
+    const double Vr = V_[b].real(), Vi = V_[b].imag();
+    double Vr_new = V_nom, Vi_new = 0.0;
+    if (kind_[b] != Kind::Converter) {
       const int p = parent_[b];
-      const Complex V_in = p == kSourceBus ? V_root_ : V_[static_cast<std::size_t>(p)];
+      const Complex& V_in = p == kSourceBus ? V_root_ : V_[static_cast<std::size_t>(p)];
       const double Sr = S_out_[b].real(), Si = S_out_[b].imag();
-      const double Vr = V_[b].real(), Vi = V_[b].imag();
       const double k = inv_3V2_[b];  // of V_[b], from the backward sweep just done
       const double Ir = (Sr * Vr + Si * Vi) * k, Ii = (Sr * Vi - Si * Vr) * k;
       const double Zr = Z_[b].real(), Zi = Z_[b].imag();
       const double inverse_ratio = inverse_ratio_[b];
-      V_new = Complex(V_in.real() * inverse_ratio - (Zr * Ir - Zi * Ii),
-                      V_in.imag() * inverse_ratio - (Zr * Ii + Zi * Ir));
+      Vr_new = V_in.real() * inverse_ratio - (Zr * Ir - Zi * Ii);
+      Vi_new = V_in.imag() * inverse_ratio - (Zr * Ii + Zi * Ir);
       // A collapsing bus (a constant-power load beyond what the branch can carry) is held at a
       // small voltage so everything stays finite; the solve then reports no convergence.
-      if (!(std::norm(V_new) >= kCollapse * kCollapse * V_nom * V_nom)) {
-        V_new = Complex(kCollapse * V_nom, 0.0);
+      if (!(Vr_new * Vr_new + Vi_new * Vi_new >= kCollapse * kCollapse * V_nom * V_nom)) {
+        Vr_new = kCollapse * V_nom;
+        Vi_new = 0.0;
       }
     }
-    change2 = std::max(change2, std::norm(V_new - V_[b]) * inv_V_phase2_[b]);
-    V_[b] = V_new;
+    const double dr = Vr_new - Vr, di = Vi_new - Vi;
+    change2 = std::max(change2, (dr * dr + di * di) * inv_V_phase2_[b]);
+    V_[b] = Complex(Vr_new, Vi_new);
   }
   return std::sqrt(change2);
 }
