@@ -167,16 +167,28 @@ double PowerManagement::smoothedStep(Rack& rack, double t_end, double dt, const 
     const double want = t_end - high <= hold ? std::max(target, floor) : target;
     P[g] = std::min(std::max(want, P_prev[g] - down), P_prev[g] + up);
   }
-  double burner = 0.0;
-  double deficit = 0.0;
-  for (std::uint32_t g = g0; g < g1; ++g) {
-    const double extra = P[g] - std::min(demand[g], limit);
-    burner += std::max(extra, 0.0);
-    deficit += std::max(-extra, 0.0);
+  // The sums in four lanes, as detail::sum4 (the same P_sum), so the adds do not wait on each
+  // other: the power, the burner's share above the target and the ramp's shortfall below it.
+  double sum[4] = {0.0, 0.0, 0.0, 0.0}, burner[4] = {0.0, 0.0, 0.0, 0.0};
+  double deficit[4] = {0.0, 0.0, 0.0, 0.0};
+  std::uint32_t i = g0;
+  for (; i + 4 <= g1; i += 4) {
+    for (std::uint32_t j = 0; j < 4; ++j) {
+      const double e = P[i + j] - std::min(demand[i + j], limit);
+      sum[j] += P[i + j];
+      burner[j] += std::max(e, 0.0);
+      deficit[j] += std::max(-e, 0.0);
+    }
   }
-  rack.P_burner_next = burner;
-  rack.P_deficit_next = deficit;
-  rack.P_sum = detail::sum4(P + g0, g1 - g0);
+  for (; i < g1; ++i) {
+    const double e = P[i] - std::min(demand[i], limit);
+    sum[0] += P[i];
+    burner[0] += std::max(e, 0.0);
+    deficit[0] += std::max(-e, 0.0);
+  }
+  rack.P_burner_next = (burner[0] + burner[1]) + (burner[2] + burner[3]);
+  rack.P_deficit_next = (deficit[0] + deficit[1]) + (deficit[2] + deficit[3]);
+  rack.P_sum = (sum[0] + sum[1]) + (sum[2] + sum[3]);
   rack.t_computed = t_end;
   // Settled: every GPU has its wanted power, bit for bit (the ramps arrived). The next step with
   // the same demands then starts from P = want and returns it unchanged, whatever the ramps, as
@@ -204,7 +216,11 @@ double PowerManagement::storageStep(std::size_t r, double B, double dt) noexcept
     return B;
   }
   const double A_prev = rack.G_started ? rack.A : B;
-  const double A = A_prev + (B - A_prev) * dt / (rack.smoothing.storage_time_constant + dt);
+  if (dt != rack.average_dt) {  // the average's weight, computed again only for another dt
+    rack.average_dt = dt;
+    rack.average_weight = dt / (rack.smoothing.storage_time_constant + dt);
+  }
+  const double A = A_prev + (B - A_prev) * rack.average_weight;
   double G = A;
   double E = rack.E + (G - B) * dt;
   if (E > rack.E_max) {

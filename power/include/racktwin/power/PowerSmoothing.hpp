@@ -106,7 +106,8 @@ class PowerManagement {
     // Scratch of the last step.
     double E_next = 0.0, G_next = 0.0, A_next = 0.0, P_burner_next = 0.0, P_deficit_next = 0.0;
     double P_burner = 0.0, P_deficit = 0.0;
-    bool G_started = false;  // A holds a committed value
+    bool G_started = false;                         // A holds a committed value
+    double average_dt = 0.0, average_weight = 0.0;  // s, and dt / (time constant + dt)
     // The last computed GPU step (see "Settled racks" above).
     bool settled = false;      // it was a fixed point: the next one returns the same powers
     bool skipped = false;      // steps were skipped since
