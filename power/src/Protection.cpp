@@ -48,7 +48,7 @@ void validateBreaker(const core::BreakerSpec& b, const std::string& what) {
 
 Breaker::Breaker(const core::BreakerSpec& spec) : spec_(spec) {}
 
-TripCause Breaker::step(double t, double dt, double I, double* trip_time) noexcept {
+TripCause Breaker::integrate(double t, double dt, double I, double* trip_time) noexcept {
   if (!spec_.present || !closed_) return TripCause::None;
   if (spec_.I_instantaneous > 0.0 && I >= spec_.I_instantaneous) {
     closed_ = false;

@@ -40,11 +40,19 @@ class Breaker {
   /// Integrates one step of length dt at rms phase current I (A), starting at t. When the breaker
   /// trips it opens and returns the cause; *trip_time is then the instant of the trip: t for an
   /// instantaneous trip, the interpolated crossing of theta = 1 for an inverse-time one.
-  TripCause step(double t, double dt, double I, double* trip_time) noexcept;
+  TripCause step(double t, double dt, double I, double* trip_time) noexcept {
+    // Cold and below pickup, the usual case, stays cold: inline, without the curve.
+    if (theta_ == 0.0 && !(I / spec_.I_pickup > 1.0)
+        && !(spec_.I_instantaneous > 0.0 && I >= spec_.I_instantaneous)) {
+      return TripCause::None;
+    }
+    return integrate(t, dt, I, trip_time);
+  }
   /// Closes the breaker again with a cold thermal element (an operator reclosing it).
   void reclose() noexcept;
 
  private:
+  TripCause integrate(double t, double dt, double I, double* trip_time) noexcept;
   core::BreakerSpec spec_;
   bool closed_ = true;
   double theta_ = 0.0;
