@@ -96,6 +96,7 @@ ElectricalModel::ElectricalModel(const core::SiteSpec& site, const core::SiteLay
   rack_psu_efficiency_.assign(racks, 0.0);
   gpu_P_.assign(layout.gpu_count, 0.0);
   rack_held_dt_.assign(racks, 0.0);
+  rack_chips_held_dt_.assign(racks, 0.0);
   rack_P_air_.assign(racks, 0.0);
   rack_solved_shelves_.assign(racks, ~0u);
   if (present_) buildTree(site);
@@ -140,6 +141,7 @@ void ElectricalModel::setPsuHealthy(std::size_t rack, std::size_t shelf, std::si
   if (shelf_is_live && !shelf_was_live) ++rack_live_shelves_[rack];
   if (!shelf_is_live && shelf_was_live) --rack_live_shelves_[rack];
   rack_solved_shelves_[rack] = ~0u;  // the losses change: solve the rack again
+  if (!rack_shelves_.empty()) rack_shelves_[rack].key = RackShelves::kStale;
 }
 
 bool ElectricalModel::psuHealthy(std::size_t rack, std::size_t shelf, std::size_t psu) const {
@@ -182,6 +184,7 @@ void ElectricalModel::initialize(core::SiteState& state) {
   series_started_ = have_min_max_ = have_min_max_all_ = false;
   gpus_unpowered_max_ = 0;
   std::fill(rack_held_dt_.begin(), rack_held_dt_.end(), 0.0);
+  std::fill(rack_chips_held_dt_.begin(), rack_chips_held_dt_.end(), 0.0);
   std::fill(rack_solved_shelves_.begin(), rack_solved_shelves_.end(), ~0u);
   if (present_) {
     solveTree(state.time, 0.0, state);
@@ -273,11 +276,22 @@ bool ElectricalModel::applyEvent(const core::EventSpec& event, core::SiteState& 
 
 // Adds the energy of the chips of rack r for the time their committed powers were held.
 void ElectricalModel::flushRackEnergy(std::size_t r, core::SiteState& state) noexcept {
+  flushGpuEnergy(r, state);
+  flushChipEnergy(r, state);
+}
+
+void ElectricalModel::flushGpuEnergy(std::size_t r, core::SiteState& state) noexcept {
   const double held = rack_held_dt_[r];
   rack_held_dt_[r] = 0.0;
   if (!(held > 0.0)) return;
   for (std::size_t g = layout_.rack_gpu_begin[r]; g < layout_.rack_gpu_begin[r + 1]; ++g)
     state.gpu_E_step[g] += state.gpu_P[g] * held;
+}
+
+void ElectricalModel::flushChipEnergy(std::size_t r, core::SiteState& state) noexcept {
+  const double held = rack_chips_held_dt_[r];
+  rack_chips_held_dt_[r] = 0.0;
+  if (!(held > 0.0)) return;
   for (std::size_t c = layout_.rack_cpu_begin[r]; c < layout_.rack_cpu_begin[r + 1]; ++c)
     state.cpu_E_step[c] += state.cpu_P[c] * held;
   for (std::size_t w = layout_.rack_switch_begin[r]; w < layout_.rack_switch_begin[r + 1]; ++w)
@@ -364,6 +378,7 @@ void ElectricalModel::solve(double dt, core::SiteState& state) {
       rack_feed_P_[2 * r] = P_ac;
     }
     rack_held_dt_[r] += dt;
+    rack_chips_held_dt_[r] += dt;
     if (state.last_substep) flushRackEnergy(r, state);
     const double P_dc = rack_P_dc_[r], P_ac = rack_P_ac_[r], P_loss = rack_P_psu_loss_[r];
     state.rack_air_E_step[r] += (rack_P_air_[r] + P_loss) * dt;

@@ -63,6 +63,16 @@ void ElectricalModel::buildTree(const core::SiteSpec& site) {
 
   rack_step_.assign(racks, RackStep{});
   rack_reuse_.assign(racks, RackReuse{});
+  rack_shelves_.assign(racks, RackShelves{});
+  rack_feed_inv_rated_.assign(2 * racks, 0.0);
+  for (std::size_t r = 0; r < racks; ++r) {
+    for (int side = 0; side < 2; ++side) {
+      const int b = dist_->feedBranch(r, side);
+      const double I_rated = b >= 0 ? dist_->ratedCurrent(static_cast<std::size_t>(b)) : 0.0;
+      if (I_rated > 0.0)
+        rack_feed_inv_rated_[2 * r + static_cast<std::size_t>(side)] = 1.0 / I_rated;
+    }
+  }
   rack_feed_I_.assign(2 * racks, 0.0);
   rack_feed_use_.assign(2 * racks, 0.0);
   rack_feed_closed_.assign(2 * racks, 0.0);
@@ -94,12 +104,29 @@ void ElectricalModel::computeRack(std::size_t r, double t, double dt,
   RackStep& k = rack_step_[r];
   const std::uint32_t a = dist_->feedLive(r, kA) ? 1 : 0;
   const std::uint32_t b = dist_->feedLive(r, kB) ? 1 : 0;
-  std::uint32_t live_shelves = 0;
-  for (std::size_t s = rack_shelf_begin_[r]; s < rack_shelf_begin_[r + 1]; ++s) {
-    const std::uint32_t live = shelf_healthy_on_[2 * s] * a + shelf_healthy_on_[2 * s + 1] * b;
-    shelf_live_[s] = live;
-    live_shelves += live > 0 ? 1 : 0;
+  // The live PSUs per shelf change only with a feed or a PSU: counted again then.
+  RackShelves& shelves = rack_shelves_[r];
+  if (shelves.key != (a | b << 1)) {
+    shelves = RackShelves{};
+    shelves.key = a | b << 1;
+    std::uint32_t first = 0;
+    bool uniform = true;
+    for (std::size_t s = rack_shelf_begin_[r]; s < rack_shelf_begin_[r + 1]; ++s) {
+      const std::uint32_t on_a = shelf_healthy_on_[2 * s] * a;
+      const std::uint32_t on_b = shelf_healthy_on_[2 * s + 1] * b;
+      const std::uint32_t live = on_a + on_b;
+      shelf_live_[s] = live;
+      if (live == 0) continue;
+      if (first == 0) first = live;
+      uniform = uniform && live == first;
+      ++shelves.shelves;
+      shelves.psus += live;
+      shelves.psus_a += on_a;
+      shelves.psus_b += on_b;
+    }
+    shelves.uniform = uniform ? first : 0;
   }
+  const std::uint32_t live_shelves = shelves.shelves;
   k = RackStep{};
   k.powered = live_shelves > 0;
   if (!k.powered) {
@@ -141,25 +168,26 @@ void ElectricalModel::computeRack(std::size_t r, double t, double dt,
   k.P_grid_dc = pm_->storageStep(r, P_out, dt);
   const double P_shelf = k.P_grid_dc / static_cast<double>(live_shelves);
   const PsuEfficiency& curve = curves_[r];
-  std::uint32_t last_live = 0;  // shelves usually have the same live count: one loss lookup
-  double P_psu = 0.0, loss = 0.0;
-  // Sums in locals: the stores to shelf_P_out_ would otherwise reload them every shelf.
   double P_psu_loss = 0.0, P_ac_a = 0.0, P_ac_b = 0.0;
-  for (std::size_t s = rack_shelf_begin_[r]; s < rack_shelf_begin_[r + 1]; ++s) {
-    const std::uint32_t live = shelf_live_[s];
-    if (live == 0) {
-      shelf_P_out_[s] = 0.0;
-      continue;
+  for (std::size_t s = rack_shelf_begin_[r]; s < rack_shelf_begin_[r + 1]; ++s)
+    shelf_P_out_[s] = shelf_live_[s] > 0 ? P_shelf : 0.0;
+  if (shelves.uniform > 0) {
+    // Every live shelf has as many live PSUs (the usual case): one loss for the rack.
+    const double P_psu = P_shelf / static_cast<double>(shelves.uniform);
+    const double loss = curve.loss(P_psu);
+    P_psu_loss = static_cast<double>(shelves.psus) * loss;
+    P_ac_a = shelves.psus_a * (P_psu + loss);
+    P_ac_b = shelves.psus_b * (P_psu + loss);
+  } else {
+    for (std::size_t s = rack_shelf_begin_[r]; s < rack_shelf_begin_[r + 1]; ++s) {
+      const std::uint32_t live = shelf_live_[s];
+      if (live == 0) continue;
+      const double P_psu = P_shelf / static_cast<double>(live);
+      const double loss = curve.loss(P_psu);
+      P_psu_loss += static_cast<double>(live) * loss;
+      P_ac_a += static_cast<double>(shelf_healthy_on_[2 * s] * a) * (P_psu + loss);
+      P_ac_b += static_cast<double>(shelf_healthy_on_[2 * s + 1] * b) * (P_psu + loss);
     }
-    shelf_P_out_[s] = P_shelf;
-    if (live != last_live) {
-      P_psu = P_shelf / static_cast<double>(live);
-      loss = curve.loss(P_psu);
-      last_live = live;
-    }
-    P_psu_loss += static_cast<double>(live) * loss;
-    P_ac_a += static_cast<double>(shelf_healthy_on_[2 * s] * a) * (P_psu + loss);
-    P_ac_b += static_cast<double>(shelf_healthy_on_[2 * s + 1] * b) * (P_psu + loss);
   }
   k.P_psu_loss = P_psu_loss;
   k.P_ac_a = P_ac_a;
@@ -177,19 +205,22 @@ void ElectricalModel::commitRack(std::size_t r, double t, double dt, core::SiteS
   if (k.powered) {
     // As without a tree: chips whose powers did not change keep them, and their energies are
     // added once for the time held (at a change or the macro step's last sub-step).
-    const bool unchanged =
-        k.chips_same
-        && (pm_->gpuHeld(r) || sameBits(gpu_P_.data() + g0, state.gpu_P.data() + g0, g1 - g0));
+    const bool gpus_same =
+        pm_->gpuHeld(r) || sameBits(gpu_P_.data() + g0, state.gpu_P.data() + g0, g1 - g0);
     rack_reuse_[r].sums_valid = true;  // the committed powers are the demands summed
-    if (!unchanged) {
-      flushRackEnergy(r, state);  // at the powers held until now
+    if (!gpus_same) {
+      flushGpuEnergy(r, state);  // at the powers held until now
       std::copy(gpu_P_.begin() + g0, gpu_P_.begin() + g1, state.gpu_P.begin() + g0);
+    }
+    if (!k.chips_same) {
+      flushChipEnergy(r, state);
       std::copy(state.cpu_P_demand.begin() + c0, state.cpu_P_demand.begin() + c1,
                 state.cpu_P.begin() + c0);
       std::copy(state.switch_P_demand.begin() + w0, state.switch_P_demand.begin() + w1,
                 state.switch_P.begin() + w0);
     }
     rack_held_dt_[r] += dt;
+    rack_chips_held_dt_[r] += dt;
     if (state.last_substep) flushRackEnergy(r, state);
     pm_->commit(r, dt);
   } else {
@@ -222,40 +253,54 @@ void ElectricalModel::commitRack(std::size_t r, double t, double dt, core::SiteS
   state.rack_air_E_step[r] += (k.P_air + P_heat) * dt;
   state.rack_ac_E_step[r] += P_ac * dt;
 
-  const double elapsed = state.time + dt - state.step_start;
   rack_P_dc_[r] = k.P_load;
   rack_P_ac_[r] = P_ac;
-  rack_P_ac_mean_[r] = elapsed > 0.0 ? state.rack_ac_E_step[r] / elapsed : P_ac;
   rack_P_psu_loss_[r] = k.P_psu_loss;
-  rack_psu_efficiency_[r] = P_ac > 0.0 ? k.P_grid_dc / P_ac : 0.0;
   rack_P_loss_[r] = P_heat;
   rack_P_grid_dc_[r] = k.P_grid_dc;
   rack_feed_P_[2 * r] = k.P_ac_a;
   rack_feed_P_[2 * r + 1] = k.P_ac_b;
-  const std::size_t racks = layout_.rack_count;
   for (int side = 0; side < 2; ++side) {
     const int b = dist_->feedBranch(r, side);
-    double I = 0.0, use = 0.0, closed = 0.0;
-    if (b >= 0) {
-      closed = dist_->tree().closed(static_cast<std::size_t>(b)) ? 1.0 : 0.0;
-      I = dist_->tree().current(static_cast<std::size_t>(b));
-      const double I_rated = dist_->ratedCurrent(static_cast<std::size_t>(b));
-      use = I_rated > 0.0 ? I / I_rated : 0.0;
-    }
-    rack_feed_I_[static_cast<std::size_t>(side) * racks + r] = I;
-    rack_feed_use_[static_cast<std::size_t>(side) * racks + r] = use;
-    rack_feed_closed_[static_cast<std::size_t>(side) * racks + r] = closed;
-    if (dt > 0.0) feed_utilisation_max_ = std::max(feed_utilisation_max_, use);
+    if (b < 0) continue;
+    const double use = dist_->tree().current(static_cast<std::size_t>(b))
+                       * rack_feed_inv_rated_[2 * r + static_cast<std::size_t>(side)];
+    sums.feed_use_max = std::max(sums.feed_use_max, use);
   }
   rack_powered_value_[r] = k.powered ? 1.0 : 0.0;
 
   sums.P_ac += P_ac;
-  sums.P_ac_mean += rack_P_ac_mean_[r];
   sums.P_grid_dc += k.P_grid_dc;
   sums.P_psu_loss += k.P_psu_loss;
   sums.P_load += k.P_load;
   sums.P_busbar_loss += k.P_busbar_loss;
   if (k.powered) sums.P_storage += k.P_grid_dc - k.P_load - k.P_busbar_loss;
+}
+
+// The rack views only the recorder reads (means, efficiencies, feed currents): at the macro
+// step's last sub-step, from the step just committed.
+void ElectricalModel::publishRackViews(const core::SiteState& state, double dt) {
+  const std::size_t racks = layout_.rack_count;
+  const double elapsed = state.time + dt - state.step_start;
+  double P_ac_mean = 0.0;
+  for (std::size_t r = 0; r < racks; ++r) {
+    const double P_ac = rack_P_ac_[r];
+    rack_P_ac_mean_[r] = elapsed > 0.0 ? state.rack_ac_E_step[r] / elapsed : P_ac;
+    P_ac_mean += rack_P_ac_mean_[r];
+    rack_psu_efficiency_[r] = P_ac > 0.0 ? rack_P_grid_dc_[r] / P_ac : 0.0;
+    for (std::size_t side = 0; side < 2; ++side) {
+      const int b = dist_->feedBranch(r, static_cast<int>(side));
+      double I = 0.0, closed = 0.0;
+      if (b >= 0) {
+        closed = dist_->tree().closed(static_cast<std::size_t>(b)) ? 1.0 : 0.0;
+        I = dist_->tree().current(static_cast<std::size_t>(b));
+      }
+      rack_feed_I_[side * racks + r] = I;
+      rack_feed_use_[side * racks + r] = I * rack_feed_inv_rated_[2 * r + side];
+      rack_feed_closed_[side * racks + r] = closed;
+    }
+  }
+  site_P_it_mean_ = P_ac_mean;
 }
 
 void ElectricalModel::publishTreeViews() {
@@ -296,7 +341,9 @@ void ElectricalModel::solveTree(double t, double dt, core::SiteState& state) {
   StepSums sums;
   for (std::size_t r = 0; r < layout_.rack_count; ++r)
     commitRack(r, t, dt, state, sums);
+  if (state.last_substep || !(dt > 0.0)) publishRackViews(state, dt);
   dist_->commit(t, dt);
+  if (dt > 0.0) feed_utilisation_max_ = std::max(feed_utilisation_max_, sums.feed_use_max);
 
   // The per-element, UPS, room and storage views are read only by the recorder, which samples after
   // a macro step: they are written at its last sub-step (every sub-step for a driver that leaves
@@ -308,7 +355,6 @@ void ElectricalModel::solveTree(double t, double dt, core::SiteState& state) {
   site_utility_live_ = dist_->utilityLive() ? 1.0 : 0.0;
   site_generator_online_ = dist_->generatorOnline() ? 1.0 : 0.0;
   site_P_it_ = sums.P_ac;
-  site_P_it_mean_ = sums.P_ac_mean;
   gpus_unpowered_ = sums.gpus_off;
   const double P_in = dist_->inputPower();
   if (dt > 0.0) {

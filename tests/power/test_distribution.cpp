@@ -466,3 +466,34 @@ TEST_CASE("Tree channels are declared and read the model's values", "[power]") {
     if (c.group == "power_tree") CHECK(c.entity_ids.size() == 5);  // tx, ups, swbd, 2 RPPs
   }
 }
+
+TEST_CASE("With the tree, a PSU failing mid-run moves its share to the five left in its shelf",
+          "[power]") {
+  // 8 shelves x 6 PSUs, 3 + 3 on feeds A and B (gb300_nvl72.md s1); PSU 4 of shelf 2 is on B.
+  Bench b(1, {});
+  b.run(0, 5);
+  const power::PsuEfficiency& curve = b.model->psuCurve(0);
+  const double P = b.model->rackGridDcPower(0);  // W through the PSUs' converters
+  const double l48 = curve.loss(P / 48.0), l40 = curve.loss(P / 40.0);
+  CHECK(b.state.rack_P_psu_loss[0] == Approx(48.0 * l48).epsilon(1e-12));
+
+  b.model->setPsuHealthy(0, 2, 4, false);
+  b.run(5, 10);
+  REQUIRE(b.model->rackGridDcPower(0) == Approx(P).epsilon(1e-12));  // the same load
+  CHECK(b.model->psuOutput(0, 2, 4) == 0.0);
+  CHECK(b.model->psuOutput(0, 2, 0) == Approx(P / 40.0).epsilon(1e-12));
+  CHECK(b.model->psuOutput(0, 1, 0) == Approx(P / 48.0).epsilon(1e-12));
+  CHECK(b.state.rack_P_psu_loss[0] == Approx(42.0 * l48 + 5.0 * l40).epsilon(1e-12));
+  // Each feed carries its PSUs' input: 21 at P/48 on both, and 3 (A) or 2 (B) at P/40.
+  CHECK(b.model->rackFeedPower(0, 0)
+        == Approx(21.0 * (P / 48.0 + l48) + 3.0 * (P / 40.0 + l40)).epsilon(1e-12));
+  CHECK(b.model->rackFeedPower(0, 1)
+        == Approx(21.0 * (P / 48.0 + l48) + 2.0 * (P / 40.0 + l40)).epsilon(1e-12));
+
+  b.model->setPsuHealthy(0, 2, 4, true);  // repaired: even sharing again
+  b.run(10, 15);
+  CHECK(b.model->psuOutput(0, 2, 0) == Approx(P / 48.0).epsilon(1e-12));
+  CHECK(b.state.rack_P_psu_loss[0] == Approx(48.0 * l48).epsilon(1e-12));
+  CHECK(b.model->rackFeedPower(0, 0) == Approx(b.model->rackFeedPower(0, 1)).epsilon(1e-12));
+  CHECK(b.model->energyBalanceRelativeError() < 1e-9);
+}

@@ -317,3 +317,45 @@ TEST_CASE("A settled smoothed rack that skips its GPU steps matches stepping eve
   CHECK(skip.facilityEnergy() == step.facilityEnergy());
   CHECK(skip.storageEnergyChange() == step.storageEnergyChange());
 }
+
+TEST_CASE("Chip energies of a macro step integrate the powers of its sub-steps", "[power]") {
+  // Energy = integral of power: after 10 sub-steps of 0.1 s, every chip's step energy equals the
+  // sum of its committed power times 0.1 s over them, while the GPUs ramp and hold the floor and
+  // the CPUs and switches change on their own sub-steps.
+  Bench b(true);
+  const std::size_t gpus = b.state.gpu_P.size(), cpus = b.state.cpu_P.size();
+  const std::size_t switches = b.state.switch_P.size();
+  std::vector<double> gpu_E(gpus), cpu_E(cpus), switch_E(switches);
+  int checked = 0;
+  for (int k = 0; k < 200; ++k) {
+    if (k % 10 == 0) {
+      b.state.clearStepAccumulators();
+      b.state.step_start = k * kDt;
+      std::fill(gpu_E.begin(), gpu_E.end(), 0.0);
+      std::fill(cpu_E.begin(), cpu_E.end(), 0.0);
+      std::fill(switch_E.begin(), switch_E.end(), 0.0);
+    }
+    b.state.time = k * kDt;
+    b.state.last_substep = k % 10 == 9;
+    const double cpu = (k / 7) % 2 == 0 ? 250.0 : 180.0;  // changes every 0.7 s
+    const double sw = (k / 13) % 2 == 0 ? 120.0 : 90.0;   // every 1.3 s
+    test::setAllDemands(b.state, squareWave(k), cpu, sw, 9000.0);
+    b.model->advance(b.state.time, kDt, b.state);
+    for (std::size_t g = 0; g < gpus; ++g)
+      gpu_E[g] += b.state.gpu_P[g] * kDt;
+    for (std::size_t c = 0; c < cpus; ++c)
+      cpu_E[c] += b.state.cpu_P[c] * kDt;
+    for (std::size_t w = 0; w < switches; ++w)
+      switch_E[w] += b.state.switch_P[w] * kDt;
+    if (!b.state.last_substep) continue;
+    ++checked;
+    for (std::size_t g = 0; g < gpus; ++g)
+      REQUIRE(b.state.gpu_E_step[g] == Approx(gpu_E[g]).epsilon(1e-12));
+    for (std::size_t c = 0; c < cpus; ++c)
+      REQUIRE(b.state.cpu_E_step[c] == Approx(cpu_E[c]).epsilon(1e-12));
+    for (std::size_t w = 0; w < switches; ++w)
+      REQUIRE(b.state.switch_E_step[w] == Approx(switch_E[w]).epsilon(1e-12));
+  }
+  CHECK(checked == 20);
+  CHECK(b.model->powerManagement()->burnerEnergy() > 0.0);  // the floor was held
+}

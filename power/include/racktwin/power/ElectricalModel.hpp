@@ -131,10 +131,14 @@ class ElectricalModel final : public core::Model {
   void solveTree(double t, double dt, core::SiteState& state);
   /// The per-element, UPS, room and rack-storage recorder views from the solved tree.
   void publishTreeViews();
+  /// The rack views only the recorder reads (macro-step means, PSU efficiency, feed currents,
+  /// utilisation and breaker states), from the sub-step of length dt just committed.
+  void publishRackViews(const core::SiteState& state, double dt);
   void computeRack(std::size_t r, double t, double dt, const core::SiteState& state);
   struct StepSums {
-    double P_ac = 0.0, P_ac_mean = 0.0, P_grid_dc = 0.0, P_psu_loss = 0.0, P_load = 0.0,
-           P_busbar_loss = 0.0, P_storage = 0.0;
+    double P_ac = 0.0, P_grid_dc = 0.0, P_psu_loss = 0.0, P_load = 0.0, P_busbar_loss = 0.0,
+           P_storage = 0.0;
+    double feed_use_max = 0.0;  // highest rack feed utilisation
     std::size_t gpus_off = 0;
   };
   void commitRack(std::size_t r, double t, double dt, core::SiteState& state, StepSums& sums);
@@ -190,11 +194,15 @@ class ElectricalModel final : public core::Model {
   std::vector<std::uint8_t> rack_powered_;
   // Without an electrical section: a rack whose demands and shelves did not change since the last
   // sub-step keeps its powers. In both modes a rack's chips' energies are added once for the time
-  // their powers were held (rack_held_dt_), when they change or at the macro step's last sub-step.
+  // their powers were held, when they change or at the macro step's last sub-step: the GPUs'
+  // (rack_held_dt_) apart from the CPUs' and switches' (rack_chips_held_dt_), which change less.
   std::vector<double> rack_held_dt_;                // s
+  std::vector<double> rack_chips_held_dt_;          // s
   std::vector<double> rack_P_air_;                  // W, air-cooled load when last solved
   std::vector<std::uint32_t> rack_solved_shelves_;  // live shelves when last solved; ~0u: solve
   void flushRackEnergy(std::size_t r, core::SiteState& state) noexcept;
+  void flushGpuEnergy(std::size_t r, core::SiteState& state) noexcept;
+  void flushChipEnergy(std::size_t r, core::SiteState& state) noexcept;
 
   // With an electrical section.
   std::unique_ptr<Distribution> dist_;
@@ -222,16 +230,26 @@ class ElectricalModel final : public core::Model {
     double P_load = 0.0, P_out = 0.0;    // W: busbar load and output last computed
   };
   std::vector<RackReuse> rack_reuse_;
-  std::vector<double> rack_P_loss_;         // W, heat at the rack (PSU, busbar, feeds)
-  std::vector<double> rack_P_grid_dc_;      // W
-  std::vector<double> rack_feed_P_;         // W, 2 per rack
-  std::vector<double> rack_feed_I_;         // A, 2 per rack (recorder: A, then B columns)
-  std::vector<double> rack_feed_use_;       // utilisation, 2 per rack
-  std::vector<double> rack_feed_closed_;    // 1 / 0: breaker closed and feed not lost, 2 per rack
-  std::vector<double> rack_powered_value_;  // 1 / 0 (recorder)
-  std::vector<double> rack_E_storage_;      // J (recorder)
-  std::vector<double> rack_P_burner_;       // W (recorder)
-  std::vector<std::size_t> tree_elements_;  // non-feed elements (recorder)
+  struct RackShelves {  // per rack: the live PSUs of its shelves for the feeds' states in `key`
+    static constexpr unsigned kStale = ~0u;
+    unsigned key = kStale;      // feed A live | feed B live << 1; kStale after a PSU changed
+    std::uint32_t shelves = 0;  // shelves with a live PSU
+    std::uint32_t psus = 0;     // live PSUs
+    std::uint32_t uniform = 0;  // live PSUs of every live shelf when all have the same, else 0
+    double psus_a = 0.0, psus_b = 0.0;  // live PSUs on feed A and on feed B
+  };
+  std::vector<RackShelves> rack_shelves_;
+  std::vector<double> rack_P_loss_;          // W, heat at the rack (PSU, busbar, feeds)
+  std::vector<double> rack_P_grid_dc_;       // W
+  std::vector<double> rack_feed_P_;          // W, 2 per rack
+  std::vector<double> rack_feed_I_;          // A, 2 per rack (recorder: A, then B columns)
+  std::vector<double> rack_feed_use_;        // utilisation, 2 per rack
+  std::vector<double> rack_feed_inv_rated_;  // 1/A, 1 / rated current, 2 per rack (0: unrated)
+  std::vector<double> rack_feed_closed_;     // 1 / 0: breaker closed and feed not lost, 2 per rack
+  std::vector<double> rack_powered_value_;   // 1 / 0 (recorder)
+  std::vector<double> rack_E_storage_;       // J (recorder)
+  std::vector<double> rack_P_burner_;        // W (recorder)
+  std::vector<std::size_t> tree_elements_;   // non-feed elements (recorder)
   std::vector<double> element_I_, element_use_, element_V_, element_closed_, element_P_loss_;
   std::vector<double> ups_soc_, ups_P_out_, ups_P_battery_;
   std::vector<double> room_P_loss_;
