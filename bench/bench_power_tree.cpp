@@ -3,8 +3,9 @@
 // PSUs, 4,608 GPUs) at a 0.1 s electrical step: simulated time over wall time and the cost of one
 // step, best of `repeat` runs. Cases: the electrical model alone under a training square wave,
 // the same with GB300 smoothing on every rack, and the workload executor plus the electrical
-// model (the engine's fast models). Run from the source tree:
-// bench_power_tree [seconds] [repeat] [case: all, alone, smoothing, workload].
+// model (the engine's fast models), without and with smoothing. Run from the source tree:
+// bench_power_tree [seconds] [repeat] [case: all, alone, smoothing, workload,
+// workload-smoothing].
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -52,11 +53,11 @@ struct Result {
   double iterations = 0.0;  // mean load-flow iterations per step
 };
 
-enum class Case { Electrical, Smoothing, WorkloadAndElectrical };
+enum class Case { Electrical, Smoothing, WorkloadAndElectrical, WorkloadSmoothing };
 
 Result run(const core::SiteSpec& base, Case which, double seconds, int repeat) {
   core::SiteSpec site = base;
-  if (which == Case::Smoothing) {
+  if (which == Case::Smoothing || which == Case::WorkloadSmoothing) {
     core::PowerPolicySpec p;
     p.smoothing = core::PowerSmoothingSpec{true, 65.0, 0.6, 700.0, 700.0, 2.0, 0.5};
     site.electrical.power_policies.push_back(p);
@@ -78,7 +79,7 @@ Result run(const core::SiteSpec& base, Case which, double seconds, int repeat) {
       std::fill(state.switch_P_demand.begin(), state.switch_P_demand.end(), type.switch_P_busy);
       std::fill(state.rack_air_P_demand.begin(), state.rack_air_P_demand.end(), air);
     };
-    if (which == Case::WorkloadAndElectrical) {
+    if (which == Case::WorkloadAndElectrical || which == Case::WorkloadSmoothing) {
       workload = std::make_unique<core::WorkloadExecutor>(site, layout);
       workload->initialize(state);
     } else {
@@ -122,8 +123,11 @@ int main(int argc, char** argv) {
   const double seconds = argc > 1 ? std::atof(argv[1]) : 600.0;
   const int repeat = argc > 2 ? std::atoi(argv[2]) : 5;
   const std::string only = argc > 3 ? argv[3] : "all";
-  if (only != "all" && only != "alone" && only != "smoothing" && only != "workload") {
-    std::fprintf(stderr, "bench_power_tree: case must be all, alone, smoothing or workload\n");
+  if (only != "all" && only != "alone" && only != "smoothing" && only != "workload"
+      && only != "workload-smoothing") {
+    std::fprintf(stderr,
+                 "bench_power_tree: case must be all, alone, smoothing, workload or "
+                 "workload-smoothing\n");
     return 1;
   }
   const std::string path = "scenarios/faults/feed-a-loss.yaml";
@@ -146,7 +150,9 @@ int main(int argc, char** argv) {
          {std::tuple{Case::Electrical, "alone", "electrical model"},
           std::tuple{Case::Smoothing, "smoothing", "electrical model, smoothing on every rack"},
           std::tuple{Case::WorkloadAndElectrical, "workload",
-                     "workload executor + electrical model"}}) {
+                     "workload executor + electrical model"},
+          std::tuple{Case::WorkloadSmoothing, "workload-smoothing",
+                     "workload executor + electrical, smoothing"}}) {
       if (only != "all" && only != name) continue;
       const Result r = run(site, which, seconds, repeat);
       std::printf(
