@@ -1,4 +1,5 @@
-// Reading a result file back: its structure (for `racktwin info` and tests) and float datasets.
+// Reading a result file back: its structure (for `racktwin info` and tests), float datasets and
+// string datasets.
 // Every failure becomes an InputError naming the file and the object that could not be read.
 #include <hdf5.h>
 
@@ -180,6 +181,8 @@ std::string Reader::attributeText(hid_t object, const std::string& name,
     const std::size_t size = H5Tget_size(type.get());
     if (size == 0) fail(where, "bad string type");
     check(H5Tset_size(memory_type.get(), size), where, "bad string type");
+    // Null-padded in memory: a string filling its whole width keeps its last character.
+    check(H5Tset_strpad(memory_type.get(), H5T_STR_NULLPAD), where, "bad string type");
     std::string text(size, '\0');
     check(H5Aread(attribute.get(), memory_type.get(), text.data()), where, "cannot read attribute");
     text.resize(std::min(text.find('\0'), text.size()));
@@ -322,6 +325,65 @@ std::vector<double> readResultDataset(const std::string& path, const std::string
   }
   if (shape != nullptr) *shape = dims;
   return values;
+}
+
+std::vector<std::string> readResultStrings(const std::string& path, const std::string& dataset) {
+  const ErrorSilencer silence;
+  const Reader reader(path);
+  if (!reader.isDataset(dataset)) {
+    throw InputError(SourceLocation{path, 0, 0}, dataset, "no such dataset in the result file");
+  }
+  const Dataset handle(reader.check(H5Dopen2(reader.file(), dataset.c_str(), H5P_DEFAULT), dataset,
+                                    "cannot open dataset"));
+  const Datatype type(reader.check(H5Dget_type(handle.get()), dataset, "cannot read type"));
+  if (H5Tget_class(type.get()) != H5T_STRING) {
+    throw InputError(SourceLocation{path, 0, 0}, dataset,
+                     "dataset holds " + typeName(type.get()) + ", not strings");
+  }
+  const Dataspace space(
+      reader.check(H5Dget_space(handle.get()), dataset, "cannot read dataset shape"));
+  const hssize_t points =
+      reader.check(H5Sget_simple_extent_npoints(space.get()), dataset, "cannot read dataset shape");
+  const auto count = static_cast<std::size_t>(points);
+  std::vector<std::string> strings;
+  strings.reserve(count);
+  if (count == 0) return strings;
+  Datatype memory_type(reader.check(H5Tcopy(H5T_C_S1), dataset, "cannot copy a type"));
+  reader.check(H5Tset_cset(memory_type.get(), H5Tget_cset(type.get())), dataset, "bad string type");
+  if (reader.check(H5Tis_variable_str(type.get()), dataset, "bad string type") > 0) {
+    reader.check(H5Tset_size(memory_type.get(), H5T_VARIABLE), dataset, "bad string type");
+    std::vector<char*> data(count, nullptr);
+    reader.check(
+        H5Dread(handle.get(), memory_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()),
+        dataset, "cannot read dataset");
+    // Copy first, then give HDF5's buffers back whatever happens.
+    try {
+      for (const char* text : data)
+        strings.emplace_back(text != nullptr ? text : "");
+    } catch (...) {
+      H5Dvlen_reclaim(memory_type.get(), space.get(), H5P_DEFAULT, data.data());
+      throw;
+    }
+    H5Dvlen_reclaim(memory_type.get(), space.get(), H5P_DEFAULT, data.data());
+    return strings;
+  }
+  const std::size_t size = H5Tget_size(type.get());
+  if (size == 0) reader.fail(dataset, "bad string type");
+  reader.check(H5Tset_size(memory_type.get(), size), dataset, "bad string type");
+  // Null-padded in memory: a string filling its whole width keeps its last character.
+  reader.check(H5Tset_strpad(memory_type.get(), H5T_STR_NULLPAD), dataset, "bad string type");
+  std::string buffer(count * size, '\0');
+  reader.check(
+      H5Dread(handle.get(), memory_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()),
+      dataset, "cannot read dataset");
+  for (std::size_t i = 0; i < count; ++i) {
+    std::string text = buffer.substr(i * size, size);
+    text.resize(std::min(text.find('\0'), text.size()));
+    while (!text.empty() && text.back() == ' ')
+      text.pop_back();  // space-padded strings
+    strings.push_back(std::move(text));
+  }
+  return strings;
 }
 
 }  // namespace racktwin::core

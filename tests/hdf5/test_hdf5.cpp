@@ -289,6 +289,13 @@ TEST_CASE("HDF5 result round trip reproduces every value, shape and attribute", 
           == std::vector<std::string>{testMetadata().scenario_text});
   }
 
+  SECTION("entity ids and scenario text, read by core::readResultStrings") {
+    CHECK(rc::readResultStrings(file.string(), "/gpu/ids") == kGpuIds);
+    CHECK(rc::readResultStrings(file.string(), "/rack/ids") == kRackIds);
+    CHECK(rc::readResultStrings(file.string(), "/scenario/text")
+          == std::vector<std::string>{testMetadata().scenario_text});
+  }
+
   SECTION("h5py sees a complete, consistent file") {
     CHECK(runChecker(file, false) == 0);
   }
@@ -568,6 +575,21 @@ TEST_CASE("HDF5 result reader reports unreadable files as InputError naming the 
     }
   }
 
+  SECTION("missing or non-string datasets name the dataset when strings are asked for") {
+    const fs::path file = dir / "reader_string_errors.h5";
+    writeRun(file, 5, {});
+    for (const char* name : {"/gpu/nothing", "/nogroup/ids", "/time", "/gpu/T_junction", "/gpu"}) {
+      INFO(name);
+      try {
+        (void)rc::readResultStrings(file.string(), name);
+        FAIL("no exception");
+      } catch (const rc::InputError& e) {
+        CHECK(e.key() == name);
+        CHECK_THAT(e.what(), Contains(file.string()));
+      }
+    }
+  }
+
   SECTION("missing or non-float datasets name the dataset") {
     const fs::path file = dir / "reader_errors.h5";
     writeRun(file, 5, {});
@@ -582,4 +604,26 @@ TEST_CASE("HDF5 result reader reports unreadable files as InputError naming the 
       }
     }
   }
+}
+
+TEST_CASE("HDF5 result reader reads fixed-length, space-padded string datasets", "[hdf5]") {
+  // Other writers (h5py with numpy bytes, Fortran codes) store fixed-length strings, padded with
+  // NUL or spaces: the reader returns them without the padding.
+  const fs::path file = testDirectory() / "fixed_strings.h5";
+  {
+    const Id f{H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose};
+    REQUIRE(f.id >= 0);
+    const Id type{H5Tcopy(H5T_C_S1), H5Tclose};
+    REQUIRE(H5Tset_size(type.id, 8) >= 0);
+    REQUIRE(H5Tset_strpad(type.id, H5T_STR_SPACEPAD) >= 0);
+    const hsize_t n = 3;
+    const Id space{H5Screate_simple(1, &n, nullptr), H5Sclose};
+    const Id d{H5Dcreate2(f.id, "ids", type.id, space.id, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+               H5Dclose};
+    REQUIRE(d.id >= 0);
+    const char data[] = "cdu1    cdu-two rack_001";  // 3 x 8 characters, no terminators
+    REQUIRE(H5Dwrite(d.id, type.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0);
+  }
+  CHECK(rc::readResultStrings(file.string(), "/ids")
+        == std::vector<std::string>{"cdu1", "cdu-two", "rack_001"});
 }

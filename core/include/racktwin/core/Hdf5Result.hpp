@@ -56,4 +56,9 @@ ResultFileInfo readResultInfo(const std::string& path);
 std::vector<double> readResultDataset(const std::string& path, const std::string& dataset,
                                       std::vector<unsigned long long>* shape = nullptr);
 
+/// Reads a string dataset (variable- or fixed-length; a scalar gives one string), e.g. a group's
+/// /<group>/ids or /scenario/text. Throws InputError naming the file and the dataset when it is
+/// absent or holds no strings.
+std::vector<std::string> readResultStrings(const std::string& path, const std::string& dataset);
+
 }  // namespace racktwin::core
