@@ -38,8 +38,8 @@ struct RenderArguments {
 void warnGeometry(const viz::ResultFrames& frames) {
   if (!frames.geometryFromScenario()) {
     std::fprintf(stderr,
-                 "racktwin: warning: %s: site layout without the scenario (%s); racks are "
-                 "numbered in result order and pipes are left out\n",
+                 "racktwin: warning: %s: site layout without the scenario (%s); racks and "
+                 "CDUs are laid out by the result's ids and pipes are left out\n",
                  frames.path().c_str(), frames.scenarioProblem().c_str());
   }
 }

@@ -69,6 +69,14 @@ void setRootAttribute(const std::string& path, const std::string& name, const st
   H5Fclose(file);
 }
 
+void removeDataset(const std::string& path, const std::string& dataset) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  if (file < 0) throw std::runtime_error("cannot open " + path);
+  const herr_t status = H5Ldelete(file, dataset.c_str(), H5P_DEFAULT);
+  H5Fclose(file);
+  if (status < 0) throw std::runtime_error("cannot delete " + dataset + " in " + path);
+}
+
 void writeForeignHdf5(const std::string& path) {
   const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   const hsize_t n = 3;

@@ -12,6 +12,8 @@ const std::string& clusterResult();
 std::vector<std::string> readStrings(const std::string& path, const std::string& dataset);
 /// Replaces a root string attribute of an HDF5 file (variable-length UTF-8, as the writer's).
 void setRootAttribute(const std::string& path, const std::string& name, const std::string& value);
+/// Deletes a dataset of an HDF5 file (a result written before the file stored it, or stripped).
+void removeDataset(const std::string& path, const std::string& dataset);
 /// Writes a small HDF5 file that is not a RackTwin result (one dataset /x).
 void writeForeignHdf5(const std::string& path);
 

@@ -104,21 +104,55 @@ TEST_CASE("result frames hold the file's values per rack and CDU", "[viz]") {
   CHECK(frames.indexAt(1e9) == 6);
 }
 
-TEST_CASE("without its scenario a result still shows numbered racks with their values", "[viz]") {
+TEST_CASE("a result whose scenario file is gone draws the scenario it stores", "[viz]") {
   const std::string dir = test::scratchDirectory("viz-moved");
   const std::string copy = dir + "/moved.h5";
-  std::filesystem::copy_file(test::clusterResult(), copy);
+  std::filesystem::copy_file(test::clusterResult(), copy,
+                             std::filesystem::copy_options::overwrite_existing);
   test::setRootAttribute(copy, "scenario_path", "gone/cluster.yaml");
+  const viz::ResultFrames frames(copy), original(test::clusterResult());
+  CHECK(frames.geometryFromScenario());
+  CHECK(frames.scenarioProblem().empty());
+  const viz::SiteGeometry& g = frames.geometry();
+  REQUIRE(g.rackCount() == original.geometry().rackCount());
+  CHECK(g.cduCount() == original.geometry().cduCount());
+  CHECK(g.pipeCount() == original.geometry().pipeCount());
+  CHECK(g.pipeCount() > 0);
+  const viz::Frame a = frames.frame(6), b = original.frame(6);
+  REQUIRE(a.values.size() == b.values.size());
+  std::size_t different = 0;  // NaN marks what a quantity does not cover: equal when both are
+  for (std::size_t i = 0; i < a.values.size(); ++i) {
+    const bool both_nan = std::isnan(a.values[i]) && std::isnan(b.values[i]);
+    different += both_nan || a.values[i] == b.values[i] ? 0 : 1;
+  }
+  CHECK(different == 0);
+}
+
+TEST_CASE("without a scenario a result shows its racks by their ids with their values", "[viz]") {
+  // Scenario file gone and no stored text (a file from before the text was stored).
+  const std::string dir = test::scratchDirectory("viz-no-scenario");
+  const std::string copy = dir + "/bare.h5";
+  std::filesystem::copy_file(test::clusterResult(), copy,
+                             std::filesystem::copy_options::overwrite_existing);
+  test::setRootAttribute(copy, "scenario_path", "gone/cluster.yaml");
+  test::removeDataset(copy, "/scenario/text");
   const viz::ResultFrames frames(copy);
   CHECK_FALSE(frames.geometryFromScenario());
   CHECK(frames.scenarioProblem().find("gone/cluster.yaml") != std::string::npos);
+  CHECK(frames.scenarioProblem().find("no scenario text") != std::string::npos);
   const viz::SiteGeometry& g = frames.geometry();
   REQUIRE(g.rackCount() == 64);
   CHECK(g.cduCount() == 8);
   CHECK(g.pipeCount() == 0);
+  const auto rack_ids = test::readStrings(copy, "/rack/ids");
+  const auto cdu_ids = test::readStrings(copy, "/cdu/ids");
+  for (std::size_t r = 0; r < 64; ++r)
+    CHECK(g.racks()[r].id == rack_ids[r]);
+  for (std::size_t c = 0; c < 8; ++c)
+    CHECK(g.cdus()[c].id == cdu_ids[c]);
   const viz::ResultFrames original(test::clusterResult());
   const viz::Frame a = frames.frame(6), b = original.frame(6);
-  for (std::size_t r = 0; r < 64; ++r) {  // GPUs and trays split evenly: the same per rack
+  for (std::size_t r = 0; r < 64; ++r) {  // GPUs and trays to racks by their ids
     CHECK(a.value(viz::Quantity::GpuJunctionTemperature, r)
           == b.value(viz::Quantity::GpuJunctionTemperature, r));
     CHECK(a.value(viz::Quantity::CoolantTemperature, r)

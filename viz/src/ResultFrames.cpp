@@ -11,7 +11,7 @@
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Hdf5Result.hpp"
 #include "racktwin/core/SiteState.hpp"
-#include "racktwin/scenarios/ScenarioLoader.hpp"
+#include "racktwin/scenarios/ResultScenario.hpp"
 
 namespace racktwin::viz {
 namespace fs = std::filesystem;
@@ -32,37 +32,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-/// The scenario the run was made from, by the file's scenario_path attribute: as given (relative
-/// to the working directory, as the run saw it), else beside the result, else in the source tree
-/// next to the data directory. The result also stores the scenario text, but the core reader
-/// reads numeric datasets only.
-std::optional<core::SiteSpec> loadRunScenario(const std::string& result_path,
-                                              const std::string& scenario_path,
-                                              std::string& problem) {
-  if (scenario_path.empty()) {
-    problem = "the result names no scenario_path";
-    return std::nullopt;
-  }
-  std::vector<fs::path> candidates{scenario_path};
-  const fs::path given(scenario_path);
-  if (given.is_relative()) {
-    candidates.push_back(fs::path(result_path).parent_path() / given);
-    candidates.push_back(fs::path(scenarios::defaultDataDir()).parent_path() / given);
-  }
-  for (const fs::path& candidate : candidates) {
-    std::error_code ec;
-    if (!fs::is_regular_file(candidate, ec)) continue;
-    try {
-      return scenarios::loadScenario(candidate.string());
-    } catch (const core::Error& e) {
-      problem = e.what();
-      return std::nullopt;
-    }
-  }
-  problem = "scenario file '" + scenario_path + "' not found";
-  return std::nullopt;
-}
-
 const core::DatasetInfo* findDataset(const core::ResultFileInfo& info, const std::string& path) {
   const auto it =
       std::lower_bound(info.datasets.begin(), info.datasets.end(), path,
@@ -78,6 +47,41 @@ std::size_t columnsOf(const core::ResultFileInfo& info, const std::string& path,
     return 0;
   }
   return static_cast<std::size_t>(d->shape[1]);
+}
+
+/// The file's ids of a group (/<group>/ids) when it has `count` of them, else none.
+std::vector<std::string> idsOf(const std::string& path, const core::ResultFileInfo& info,
+                               const std::string& group, std::size_t count) {
+  const std::string dataset = "/" + group + "/ids";
+  const core::DatasetInfo* d = findDataset(info, dataset);
+  if (d == nullptr || d->type != "string") return {};
+  try {
+    std::vector<std::string> ids = core::readResultStrings(path, dataset);
+    if (ids.size() == count) return ids;
+  } catch (const core::Error&) {
+    // Unreadable ids: the caller numbers the entities instead.
+  }
+  return {};
+}
+
+/// How many of `ids` ("<rack id>/...", written rack by rack) belong to each rack; empty when
+/// they do not follow the racks.
+std::vector<std::size_t> countsByRack(const std::vector<std::string>& ids,
+                                      const std::vector<std::string>& rack_ids) {
+  std::vector<std::size_t> counts(rack_ids.size(), 0);
+  std::size_t r = 0;
+  const auto inRack = [&](const std::string& id) {
+    const std::string& rack = rack_ids[r];
+    return id.size() > rack.size() && id.compare(0, rack.size(), rack) == 0
+           && id[rack.size()] == '/';
+  };
+  for (const std::string& id : ids) {
+    while (r < rack_ids.size() && !inRack(id))
+      ++r;
+    if (r == rack_ids.size()) return {};
+    ++counts[r];
+  }
+  return counts;
 }
 
 /// Consecutive blocks: columns [begin[i], begin[i+1]) belong to owner i.
@@ -131,8 +135,10 @@ ResultFrames::ResultFrames(const std::string& path) : impl_(std::make_unique<Imp
   // in scenario order, GPUs in SiteLayout order and trays rack by rack.
   std::array<ColumnOwners, kChannelCount> owners;
   std::vector<std::size_t> gpus_per_rack, trays_per_rack;
-  std::optional<core::SiteSpec> site =
-      loadRunScenario(path, attribute("scenario_path"), m.scenario_problem);
+  scenarios::ResultScenario loaded =
+      scenarios::loadResultScenario(path, attribute("scenario_path"));
+  std::optional<core::SiteSpec> site = std::move(loaded.site);
+  m.scenario_problem = std::move(loaded.problem);
   if (site && (site->racks.size() != rack_columns || site->cdus.size() != cdu_columns)) {
     m.scenario_problem = "scenario '" + site->scenario_path + "' has "
                          + std::to_string(site->racks.size()) + " racks and "
@@ -165,17 +171,28 @@ ResultFrames::ResultFrames(const std::string& path) : impl_(std::make_unique<Imp
     m.geometry = SiteGeometry::build(*site);
     m.from_scenario = true;
   } else {
-    // Without the scenario: numbered racks and CDUs, chips and trays split evenly.
-    std::vector<std::string> rack_ids, cdu_ids;
-    for (std::size_t r = 0; r < rack_columns; ++r)
-      rack_ids.push_back("rack" + std::to_string(r + 1));
-    for (std::size_t c = 0; c < cdu_columns; ++c)
-      cdu_ids.push_back("cdu" + std::to_string(c + 1));
+    // Without the scenario: the file's rack and CDU ids (numbered when it has none), chips and
+    // trays to racks by their ids (split evenly when those do not say).
+    std::vector<std::string> rack_ids = idsOf(path, info, "rack", rack_columns);
+    std::vector<std::string> cdu_ids = idsOf(path, info, "cdu", cdu_columns);
+    const bool named_racks = !rack_ids.empty() || rack_columns == 0;
+    if (!named_racks) {
+      for (std::size_t r = 0; r < rack_columns; ++r)
+        rack_ids.push_back("rack" + std::to_string(r + 1));
+    }
+    if (cdu_ids.empty()) {
+      for (std::size_t c = 0; c < cdu_columns; ++c)
+        cdu_ids.push_back("cdu" + std::to_string(c + 1));
+    }
     m.geometry = SiteGeometry::fromIds(rack_ids, cdu_ids);
-    if (rack_columns > 0 && gpu_columns % rack_columns == 0) {
+    if (named_racks) {
+      gpus_per_rack = countsByRack(idsOf(path, info, "gpu", gpu_columns), rack_ids);
+      trays_per_rack = countsByRack(idsOf(path, info, "tray", tray_columns), rack_ids);
+    }
+    if (gpus_per_rack.empty() && rack_columns > 0 && gpu_columns % rack_columns == 0) {
       gpus_per_rack.assign(rack_columns, gpu_columns / rack_columns);
     }
-    if (rack_columns > 0 && tray_columns % rack_columns == 0) {
+    if (trays_per_rack.empty() && rack_columns > 0 && tray_columns % rack_columns == 0) {
       trays_per_rack.assign(rack_columns, tray_columns / rack_columns);
     }
   }

@@ -4,8 +4,9 @@
 // per rack, pipe values) and keeps only the reduced table: frame(i) is a copy, no file access.
 //
 // The geometry comes from the scenario stored in the file (/scenario/text, read as if at the
-// root attribute scenario_path, so a relative data_dir resolves as in the run). When that
-// scenario cannot be loaded (moved data files), the geometry falls back to
+// root attribute scenario_path, so a relative data_dir resolves as in the run), else from the
+// scenario file there (scenarios::loadResultScenario). When neither loads (moved data files, an
+// older file) or it no longer matches the columns, the geometry falls back to
 // SiteGeometry::fromIds over the file's rack and CDU ids; geometryFromScenario() says which.
 #include <cstddef>
 #include <memory>

@@ -1,0 +1,62 @@
+#include "racktwin/scenarios/ResultScenario.hpp"
+
+#include <exception>
+#include <filesystem>
+#include <system_error>
+#include <vector>
+
+#include "racktwin/core/Error.hpp"
+#include "racktwin/core/Hdf5Result.hpp"
+#include "racktwin/scenarios/ScenarioLoader.hpp"
+
+namespace racktwin::scenarios {
+namespace fs = std::filesystem;
+
+ResultScenario loadResultScenario(const std::string& result_path,
+                                  const std::string& scenario_path) {
+  ResultScenario result;
+  if (scenario_path.empty()) {
+    result.problem = "the result names no scenario_path";
+    return result;
+  }
+  std::vector<fs::path> places{scenario_path};
+  const fs::path given(scenario_path);
+  if (given.is_relative()) {
+    places.push_back(fs::path(result_path).parent_path() / given);
+    places.push_back(fs::path(defaultDataDir()).parent_path() / given);
+  }
+
+  std::string text, text_problem;
+  try {
+    const std::vector<std::string> stored = core::readResultStrings(result_path, "/scenario/text");
+    if (stored.size() == 1) text = stored.front();
+  } catch (const std::exception&) {
+    text_problem = "the result stores no scenario text";
+  }
+  for (const fs::path& place : places) {
+    if (text.empty()) break;
+    try {
+      result.site = loadScenarioFromString(text, place.string(), "");
+      result.from_stored_text = true;
+      return result;
+    } catch (const std::exception& e) {
+      if (text_problem.empty()) text_problem = std::string("its stored scenario: ") + e.what();
+    }
+  }
+  std::string file_problem;
+  for (const fs::path& place : places) {
+    std::error_code ec;
+    if (!fs::is_regular_file(place, ec)) continue;
+    try {
+      result.site = loadScenario(place.string());
+      return result;
+    } catch (const std::exception& e) {
+      if (file_problem.empty()) file_problem = e.what();
+    }
+  }
+  if (file_problem.empty()) file_problem = "scenario file '" + scenario_path + "' not found";
+  result.problem = text_problem.empty() ? file_problem : file_problem + "; " + text_problem;
+  return result;
+}
+
+}  // namespace racktwin::scenarios
