@@ -31,7 +31,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 
 #include <vtkCamera.h>
 #include <vtkGenericOpenGLRenderWindow.h>
@@ -43,8 +42,8 @@
 #include "WhatIfPanel.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Hdf5Result.hpp"
+#include "racktwin/scenarios/ResultScenario.hpp"
 #include "racktwin/scenarios/ScenarioLoader.hpp"
-#include "racktwin/scenarios/Twin.hpp"
 #include "racktwin/viz/ResultFrames.hpp"
 #include "racktwin/viz/Scene.hpp"
 #include "racktwin/viz/SceneVtk.hpp"
@@ -464,29 +463,15 @@ bool MainWindow::openResult(const QString& path, QString* error) {
   sim_time_ = duration_;  // a result is simulated to its end
   run_finished_ = true;
 
-  // The tree and the entity names need the scenario: the path stored in the file, as given to
-  // the run (relative to where it ran), else beside the result file.
-  QString problem;
-  const std::string stored = store_.metadata().scenario_path;
-  for (const std::filesystem::path& candidate :
-       {std::filesystem::path(stored), std::filesystem::path(path.toStdString()).parent_path()
-                                           / std::filesystem::path(stored).filename()}) {
-    if (stored.empty() || !std::filesystem::exists(candidate)) continue;
-    try {
-      site_ = std::make_unique<core::SiteSpec>(scenarios::loadScenario(candidate.string()));
-      // The file's string ids are not readable here: name the columns from the channels a Twin
-      // of the same scenario declares (same order as the run that wrote the file).
-      const scenarios::Twin twin(*site_);
-      for (const core::ChannelInfo& channel : twin.recorder().channels())
-        store_.renameEntities(channel.group, channel.entity_ids);
-      break;
-    } catch (const std::exception& failure) {
-      site_.reset();
-      problem = QString::fromStdString(failure.what());
-    }
-  }
+  // The tree needs the scenario: the one the file stores, else the file it names (the columns
+  // are named by the file's ids either way).
+  scenarios::ResultScenario loaded =
+      scenarios::loadResultScenario(path.toStdString(), store_.metadata().scenario_path);
+  if (loaded.site) site_ = std::make_unique<core::SiteSpec>(std::move(*loaded.site));
+  const QString problem = QString::fromStdString(loaded.problem);
   if (!site_) {
-    // Racks and CDUs still have names through the geometry (built from the file's ids).
+    // The geometry's rack and CDU names (the file's ids, numbered in a file without them) name
+    // the store's columns too, so the tree and the charts agree.
     std::vector<std::string> racks, cdus;
     for (const viz::RackPlacement& rack : replay_->geometry().racks())
       racks.push_back(rack.id);

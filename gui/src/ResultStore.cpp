@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Hdf5Result.hpp"
@@ -74,6 +77,13 @@ double attributeNumber(const core::ResultFileInfo& info, const std::string& key)
   return it == info.attributes.end() ? 0.0 : std::strtod(it->second.c_str(), nullptr);
 }
 
+/// Orders datasets by path (readResultInfo sorts them so) for binary_search by path.
+struct ByPath {
+  bool operator()(const core::DatasetInfo& d, const std::string& p) const { return d.path < p; }
+  bool operator()(const std::string& p, const core::DatasetInfo& d) const { return p < d.path; }
+};
+constexpr ByPath byPath{};
+
 std::string attributeText(const core::ResultFileInfo& info, const std::string& key) {
   const auto it = info.attributes.find(key);
   return it == info.attributes.end() ? std::string() : it->second;
@@ -99,9 +109,15 @@ ResultStore ResultStore::fromHdf5(const std::string& path) {
   metadata.record_interval = attributeNumber(info, "record_interval_s");
   metadata.duration = attributeNumber(info, "duration_s");
 
+  // The scenario text the run stored (a result saved again keeps it).
+  if (std::binary_search(info.datasets.begin(), info.datasets.end(), "/scenario/text", byPath)) {
+    const std::vector<std::string> text = core::readResultStrings(path, "/scenario/text");
+    if (text.size() == 1) metadata.scenario_text = text.front();
+  }
+
   // Every float64 dataset /<group>/<name> with one row per sample is a channel; the group's ids
-  // name its columns. The ids themselves are strings, which the reader does not return, so the
-  // columns are matched by the ids dataset's length and named from the layout convention below.
+  // (/<group>/ids) name its columns, "<group>#<column>" when the file has none of that count.
+  std::map<std::string, std::vector<std::string>> group_ids;
   std::vector<core::ChannelInfo> channels;
   std::vector<std::vector<double>> columns_data;
   for (const core::DatasetInfo& dataset : info.datasets) {
@@ -115,8 +131,22 @@ ResultStore ResultStore::fromHdf5(const std::string& path) {
     channel.unit = dataset.units;
     channel.description = dataset.description;
     const std::size_t width = dataset.shape.size() == 2 ? dataset.shape[1] : 0;
-    for (std::size_t c = 0; c < width; ++c)
-      channel.entity_ids.push_back(channel.group + "#" + std::to_string(c));
+    if (width > 0) {
+      const std::string ids_path = "/" + channel.group + "/ids";
+      auto ids = group_ids.find(channel.group);
+      if (ids == group_ids.end()) {
+        std::vector<std::string> read;
+        if (std::binary_search(info.datasets.begin(), info.datasets.end(), ids_path, byPath))
+          read = core::readResultStrings(path, ids_path);
+        ids = group_ids.emplace(channel.group, std::move(read)).first;
+      }
+      if (ids->second.size() == width) {
+        channel.entity_ids = ids->second;
+      } else {
+        for (std::size_t c = 0; c < width; ++c)
+          channel.entity_ids.push_back(channel.group + "#" + std::to_string(c));
+      }
+    }
     channels.push_back(std::move(channel));
     columns_data.push_back(core::readResultDataset(path, dataset.path));
   }

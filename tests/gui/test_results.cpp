@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
+#include <string>
 
 #include "GuiTestApp.hpp"
 #include "MainWindow.hpp"
@@ -76,4 +78,41 @@ TEST_CASE("Opening a file that is not a result reports it and keeps the window u
   CHECK(error.contains("no-such-file"));
   REQUIRE(window.openScenario(test::sourcePath("scenarios/nvl72-rack.yaml"), &error));
   CHECK(window.runTo(5.0));
+}
+
+TEST_CASE("A result whose scenario file is gone replays with the scenario it stores", "[gui]") {
+  // The run's scenario is a copy (data_dir made absolute) deleted after the run: the replay
+  // still has the scenario's tree (chips included) and names every column by the file's ids.
+  test::ensureApplication();
+  const std::filesystem::path dir = test::outputPath("gone-scenario").toStdString();
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path scenario = dir / "copy.yaml";
+  const std::filesystem::path result = dir / "run.h5";
+  {
+    std::ifstream in(test::sourcePath("scenarios/nvl72-rack.yaml").toStdString());
+    std::ofstream out(scenario);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("data_dir:", 0) == 0)
+        line = "data_dir: " + test::sourcePath("data").toStdString();
+      out << line << '\n';
+    }
+  }
+  QString error;
+  {
+    MainWindow live;
+    REQUIRE(live.openScenario(QString::fromStdString(scenario.string())));
+    REQUIRE(live.runTo(20.0));
+    REQUIRE(live.saveResult(QString::fromStdString(result.string()), &error));
+  }
+  std::filesystem::remove(scenario);
+
+  MainWindow replay;
+  REQUIRE(replay.openResult(QString::fromStdString(result.string()), &error));
+  INFO(error.toStdString());
+  CHECK(replay.selectEntity("row1/rack01/tray05/gpu3"));  // the scenario's tree, down to chips
+  const auto T = replay.store().find("gpu", "T_junction");
+  REQUIRE(T);
+  CHECK(replay.store().channels()[*T].column_of.count("row1/rack01/tray05/gpu3") == 1);
+  CHECK(replay.store().metadata().scenario_text.find("data_dir:") != std::string::npos);
 }
