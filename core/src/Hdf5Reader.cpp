@@ -50,6 +50,14 @@ class Reader {
   std::string attributeText(hid_t object, const std::string& name, const std::string& key) const;
   std::vector<unsigned long long> shapeOf(hid_t dataset, const std::string& key) const;
 
+  struct TypedDataset {
+    Dataset dataset;
+    Datatype type;  // its type in the file
+  };
+  /// Opens the dataset at `path`, which must hold values of type class `type_class` (`what` names
+  /// them in the message when it does not).
+  TypedDataset openDataset(const std::string& path, H5T_class_t type_class, const char* what) const;
+
  private:
   void openFile();
 
@@ -258,6 +266,20 @@ std::string typeName(hid_t type) {
   }
 }
 
+Reader::TypedDataset Reader::openDataset(const std::string& path, H5T_class_t type_class,
+                                         const char* what) const {
+  if (!isDataset(path)) fail(path, "no such dataset in the result file");
+  TypedDataset typed;
+  typed.dataset =
+      Dataset(check(H5Dopen2(file_.get(), path.c_str(), H5P_DEFAULT), path, "cannot open dataset"));
+  typed.type = Datatype(check(H5Dget_type(typed.dataset.get()), path, "cannot read type"));
+  if (H5Tget_class(typed.type.get()) != type_class) {
+    throw InputError(SourceLocation{path_, 0, 0}, path,
+                     "dataset holds " + typeName(typed.type.get()) + ", not " + what);
+  }
+  return typed;
+}
+
 DatasetInfo Reader::describe(const std::string& path) const {
   DatasetInfo info;
   info.path = path;
@@ -294,16 +316,7 @@ std::vector<double> readResultDataset(const std::string& path, const std::string
                                       std::vector<unsigned long long>* shape) {
   const ErrorSilencer silence;
   const Reader reader(path);
-  if (!reader.isDataset(dataset)) {
-    throw InputError(SourceLocation{path, 0, 0}, dataset, "no such dataset in the result file");
-  }
-  const Dataset handle(reader.check(H5Dopen2(reader.file(), dataset.c_str(), H5P_DEFAULT), dataset,
-                                    "cannot open dataset"));
-  const Datatype type(reader.check(H5Dget_type(handle.get()), dataset, "cannot read type"));
-  if (H5Tget_class(type.get()) != H5T_FLOAT) {
-    throw InputError(SourceLocation{path, 0, 0}, dataset,
-                     "dataset holds " + typeName(type.get()) + ", not floating-point numbers");
-  }
+  const auto [handle, type] = reader.openDataset(dataset, H5T_FLOAT, "floating-point numbers");
   const std::vector<unsigned long long> dims = reader.shapeOf(handle.get(), dataset);
   std::size_t count = 1;
   for (const unsigned long long dim : dims) {
@@ -330,16 +343,7 @@ std::vector<double> readResultDataset(const std::string& path, const std::string
 std::vector<std::string> readResultStrings(const std::string& path, const std::string& dataset) {
   const ErrorSilencer silence;
   const Reader reader(path);
-  if (!reader.isDataset(dataset)) {
-    throw InputError(SourceLocation{path, 0, 0}, dataset, "no such dataset in the result file");
-  }
-  const Dataset handle(reader.check(H5Dopen2(reader.file(), dataset.c_str(), H5P_DEFAULT), dataset,
-                                    "cannot open dataset"));
-  const Datatype type(reader.check(H5Dget_type(handle.get()), dataset, "cannot read type"));
-  if (H5Tget_class(type.get()) != H5T_STRING) {
-    throw InputError(SourceLocation{path, 0, 0}, dataset,
-                     "dataset holds " + typeName(type.get()) + ", not strings");
-  }
+  const auto [handle, type] = reader.openDataset(dataset, H5T_STRING, "strings");
   const Dataspace space(
       reader.check(H5Dget_space(handle.get()), dataset, "cannot read dataset shape"));
   const hssize_t points =
