@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "ExecutorRun.hpp"
 #include "Gb300TestSite.hpp"
 #include "racktwin/core/InferenceJob.hpp"
 #include "racktwin/core/SiteState.hpp"
@@ -75,37 +76,7 @@ core::InferenceJobSpec sized(core::InferenceJobSpec j, std::uint32_t gpus, doubl
   return j;
 }
 
-struct Run {
-  explicit Run(core::SiteSpec s)
-      : site(std::move(s)), layout(core::SiteLayout::build(site)), executor(site, layout) {
-    state.resize(layout, 300.0);
-  }
-  /// n sub-steps of dt from t = 0; integrates each GPU's demand (J) from t = `from` on.
-  void run(long n, double dt, double from = 0.0) {
-    gpu_E.assign(layout.gpu_count, 0.0);
-    state.time = 0.0;
-    executor.initialize(state);
-    for (long i = 0; i < n; ++i) {
-      const double t = static_cast<double>(i) * dt;
-      state.time = t;
-      executor.advance(t, dt, state);
-      if (t < from) continue;
-      for (std::size_t g = 0; g < layout.gpu_count; ++g)
-        gpu_E[g] += state.gpu_P_demand[g] * dt;
-    }
-  }
-  std::vector<core::ComponentId> rackIds(std::span<const std::uint32_t> racks) const {
-    std::vector<core::ComponentId> ids;
-    for (const std::uint32_t r : racks)
-      ids.emplace_back(layout.rack_ids[r]);
-    return ids;
-  }
-  core::SiteSpec site;
-  core::SiteLayout layout;
-  core::SiteState state;
-  core::WorkloadExecutor executor;
-  std::vector<double> gpu_E;
-};
+using Run = test::ExecutorRun;
 
 core::SiteSpec site(int racks, core::SchedulerSpec::Policy policy) {
   core::SiteSpec s = test::gb300Site(racks);

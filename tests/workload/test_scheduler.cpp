@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "ExecutorRun.hpp"
 #include "Gb300TestSite.hpp"
 #include "racktwin/core/JobScheduler.hpp"
 #include "racktwin/core/SiteState.hpp"
@@ -66,35 +67,7 @@ core::TrainingJobSpec named(const std::string& id, std::vector<std::string> rack
   return j;
 }
 
-struct Run {
-  explicit Run(core::SiteSpec s)
-      : site(std::move(s)), layout(core::SiteLayout::build(site)), executor(site, layout) {
-    state.resize(layout, 300.0);
-  }
-  /// n sub-steps of dt from t = 0; integrates each GPU's demand (J).
-  void run(int n, double dt) {
-    gpu_E.assign(layout.gpu_count, 0.0);
-    executor.initialize(state);
-    for (int i = 0; i < n; ++i) {
-      const double t = i * dt;
-      state.time = t;
-      executor.advance(t, dt, state);
-      for (std::size_t g = 0; g < layout.gpu_count; ++g)
-        gpu_E[g] += state.gpu_P_demand[g] * dt;
-    }
-  }
-  std::vector<std::string> racks(std::size_t job) const {
-    std::vector<std::string> ids;
-    for (const std::uint32_t r : executor.jobRacks(job))
-      ids.push_back(layout.rack_ids[r]);
-    return ids;
-  }
-  core::SiteSpec site;
-  core::SiteLayout layout;
-  core::SiteState state;
-  core::WorkloadExecutor executor;
-  std::vector<double> gpu_E;
-};
+using Run = test::ExecutorRun;
 
 /// Four racks, one CDU: A (3 racks, 100 s) at 0, B (2 racks, 50 s) at 1, C (1 rack, 200 s) at 2,
 /// D (1 rack, 20 s) at 3.
