@@ -165,13 +165,14 @@ class ElectricalModel final : public core::Model {
 
   // Recorder views: sized once in the constructor, never resized.
   std::vector<double> rack_P_ac_;
-  std::vector<double> rack_P_ac_mean_;  // W, mean since the macro step began
+  std::vector<double> rack_P_ac_mean_;  // W, mean since the macro step began (see below)
   std::vector<double> rack_P_dc_;
   std::vector<double> rack_P_psu_loss_;
   std::vector<double> rack_psu_efficiency_;
   std::vector<double> gpu_P_;  // also the scratch of the GPU powers in a tree step
   double site_P_it_ = 0.0;
-  double site_P_it_mean_ = 0.0;  // W, mean since the macro step began
+  double site_P_it_mean_ = 0.0;  // W, mean since the macro step began; with a tree these means
+                                 // and the efficiencies are set at its last sub-step only
 
   CompensatedSum it_energy_;
   CompensatedSum psu_loss_energy_;
