@@ -15,13 +15,15 @@ namespace fs = std::filesystem;
 ResultScenario loadResultScenario(const std::string& result_path,
                                   const std::string& scenario_path) {
   ResultScenario result;
+  // Without a scenario_path the stored text's relative paths resolve beside the result,
+  const fs::path given = scenario_path.empty()
+                             ? fs::path(result_path).parent_path() / "scenario.yaml"
+                             : fs::path(scenario_path);
+  std::vector<fs::path> places{given};
   if (scenario_path.empty()) {
-    result.problem = "the result names no scenario_path";
-    return result;
-  }
-  std::vector<fs::path> places{scenario_path};
-  const fs::path given(scenario_path);
-  if (given.is_relative()) {
+    // or as if in the source tree's scenarios/ folder (where `data_dir: ../data` points).
+    places.push_back(fs::path(defaultDataDir()).parent_path() / "scenarios" / "scenario.yaml");
+  } else if (given.is_relative()) {
     places.push_back(fs::path(result_path).parent_path() / given);
     places.push_back(fs::path(defaultDataDir()).parent_path() / given);
   }
@@ -45,6 +47,7 @@ ResultScenario loadResultScenario(const std::string& result_path,
   }
   std::string file_problem;
   for (const fs::path& place : places) {
+    if (scenario_path.empty()) break;  // no file was named
     std::error_code ec;
     if (!fs::is_regular_file(place, ec)) continue;
     try {
@@ -54,7 +57,10 @@ ResultScenario loadResultScenario(const std::string& result_path,
       if (file_problem.empty()) file_problem = e.what();
     }
   }
-  if (file_problem.empty()) file_problem = "scenario file '" + scenario_path + "' not found";
+  if (file_problem.empty()) {
+    file_problem = scenario_path.empty() ? "the result names no scenario_path"
+                                         : "scenario file '" + scenario_path + "' not found";
+  }
   result.problem = text_problem.empty() ? file_problem : file_problem + "; " + text_problem;
   return result;
 }

@@ -126,6 +126,11 @@ TEST_CASE("a result whose scenario file is gone draws the scenario it stores", "
     different += both_nan || a.values[i] == b.values[i] ? 0 : 1;
   }
   CHECK(different == 0);
+  // A result that names no scenario file at all still has the text it stores.
+  test::setRootAttribute(copy, "scenario_path", "");
+  const viz::ResultFrames unnamed(copy);
+  CHECK(unnamed.geometryFromScenario());
+  CHECK(unnamed.geometry().pipeCount() == original.geometry().pipeCount());
 }
 
 TEST_CASE("without a scenario a result shows its racks by their ids with their values", "[viz]") {

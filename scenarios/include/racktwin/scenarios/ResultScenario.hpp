@@ -19,7 +19,9 @@ struct ResultScenario {
 /// where it loads: scenario_path as given (relative to the working directory, as the run saw
 /// it), beside the result, and in the source tree next to the data directory. Without a stored
 /// text (older files), or when it loads from none of them, the scenario file found at those
-/// places is loaded instead. Never throws for a missing or invalid scenario: `problem` says why.
+/// places is loaded instead. An empty scenario_path resolves the stored text's relative paths
+/// beside the result, else from the source tree's scenarios/ folder. Never throws for a missing
+/// or invalid scenario: `problem` says why.
 ResultScenario loadResultScenario(const std::string& result_path, const std::string& scenario_path);
 
 }  // namespace racktwin::scenarios
