@@ -104,12 +104,21 @@ TEST_CASE("result frames hold the file's values per rack and CDU", "[viz]") {
   CHECK(frames.indexAt(1e9) == 6);
 }
 
-TEST_CASE("a result whose scenario file is gone draws the scenario it stores", "[viz]") {
-  const std::string dir = test::scratchDirectory("viz-moved");
-  const std::string copy = dir + "/moved.h5";
+namespace {
+
+/// A copy of the cluster result at `copy` whose scenario_path names a file that does not exist.
+std::string copyWithScenarioGone(const std::string& copy) {
   std::filesystem::copy_file(test::clusterResult(), copy,
                              std::filesystem::copy_options::overwrite_existing);
   test::setRootAttribute(copy, "scenario_path", "gone/cluster.yaml");
+  return copy;
+}
+
+}  // namespace
+
+TEST_CASE("a result whose scenario file is gone draws the scenario it stores", "[viz]") {
+  const std::string dir = test::scratchDirectory("viz-moved");
+  const std::string copy = copyWithScenarioGone(dir + "/moved.h5");
   const viz::ResultFrames frames(copy), original(test::clusterResult());
   CHECK(frames.geometryFromScenario());
   CHECK(frames.scenarioProblem().empty());
@@ -136,10 +145,7 @@ TEST_CASE("a result whose scenario file is gone draws the scenario it stores", "
 TEST_CASE("without a scenario a result shows its racks by their ids with their values", "[viz]") {
   // Scenario file gone and no stored text (a file from before the text was stored).
   const std::string dir = test::scratchDirectory("viz-no-scenario");
-  const std::string copy = dir + "/bare.h5";
-  std::filesystem::copy_file(test::clusterResult(), copy,
-                             std::filesystem::copy_options::overwrite_existing);
-  test::setRootAttribute(copy, "scenario_path", "gone/cluster.yaml");
+  const std::string copy = copyWithScenarioGone(dir + "/bare.h5");
   test::removeDataset(copy, "/scenario/text");
   const viz::ResultFrames frames(copy);
   CHECK_FALSE(frames.geometryFromScenario());
