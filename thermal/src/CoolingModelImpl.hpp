@@ -42,6 +42,10 @@ constexpr double kControlStep = 2.0;
 // are solved again when that mean has moved more than this since the last solve.
 constexpr double kViscosityResolveDelta_K = 2.0;
 constexpr double kNever = std::numeric_limits<double>::infinity();
+// Energy audit (CoolingAudit.cpp): the largest residual of a check, relative to the sum of the
+// magnitudes of its terms. Round-off of the sweeps stays below 1e-11 (tests/thermal measure it);
+// an error in a sweep's equations is many orders above.
+constexpr double kAuditTolerance = 1e-8;
 
 enum class ChipKind : std::uint8_t { Gpu, Cpu, Switch };
 enum class LinkRole : std::uint8_t { Plain, ColdPlate, HeatExchanger, Pump };
@@ -143,6 +147,7 @@ struct CoolingModel::Impl {
     std::vector<double> in_weight;
     std::vector<std::uint32_t> still_links;  // cached: links that carry no flow
     double E_stored = 0.0;  // J above 0 degC in the loop's cells and dies, from the last sweep
+    double E_audit = 0.0;   // E_stored at the last audit (CoolingAudit.cpp)
     double cache_dt = -1.0;
     std::uint64_t version = 0, cache_version = ~std::uint64_t{0};  // hydraulic solves
     std::vector<double> x;                                         // the m suction temperatures
@@ -260,9 +265,27 @@ struct CoolingModel::Impl {
   static void propagateSingle(const Loop& loop, double tear_value, const double* s, const double* f,
                               const double* dry_value, double* cell_v, double* node_v);
   bool general_sweep_only = false;  // validation: every loop takes the general sweep
+  double plate_heat_error = 0.0;     // validation of the audit: injectPlateHeatErrorForValidation
   /// The sweep for W tears (W = 0: any number, read from the loop).
   template <std::size_t W>
   void sweepWidth(Loop& loop, double dt);
+
+  // CoolingAudit.cpp: the energy audit of each loop after each sweep, from enthalpy flows.
+  enum class AuditCheck : std::uint8_t { ColdPlate, Exchanger, Loop };
+  struct Audit {
+    double worst = 0.0;  // largest relative residual so far
+    double worst_time = 0.0;
+    std::uint32_t worst_loop = 0, worst_component = 0;
+    AuditCheck worst_check = AuditCheck::Loop;
+    std::uint64_t checks = 0;
+  } audit;
+  /// Heat stored in the loop's cells and dies above 0 degC, summed from the temperatures.
+  double loopStored(const Loop& loop) const;
+  /// Checks the loop's last sweep of length h ending at t_end; throws core::RuntimeError when a
+  /// residual exceeds cooling::kAuditTolerance.
+  void auditLoop(std::uint32_t loop_index, double t_end, double h);
+  void recordAudit(double residual, double scale, double roundoff, double t_end,
+                   std::uint32_t loop_index, AuditCheck check, std::uint32_t component);
 
   // CoolingModel.cpp
   void recordDesignPoint();

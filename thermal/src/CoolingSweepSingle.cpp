@@ -96,7 +96,7 @@ void CoolingModel::Impl::prepareSingleSweep(Loop& loop, double dt) {
       single.die_a[dl] = die_store[d] * die_inv[d];
       single.die_b[dl] = die_inv[d];
       single.die_d1[dl] = d1;
-      single.die_e[dl] = g * loop.cell_inv_diag[lc];
+      single.die_e[dl] = g * loop.cell_inv_diag[lc] * (1.0 + plate_heat_error);
       single.die_cell[dl] = lc;
       single.die_up[dl] = loop.link_up[l];
       if (C_flow > 0.0) single.f[lc] = (C_flow + g * (d1 - 1.0)) * loop.cell_inv_diag[lc];

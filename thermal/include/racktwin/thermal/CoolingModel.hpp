@@ -82,6 +82,10 @@ class CoolingModel : public core::Model {
   /// Validation of the single-CDU sweep: with `on`, every loop takes the general sweep (call
   /// before initialize). Both solve the same implicit step; results agree to round-off.
   void useGeneralSweepOnly(bool on);
+  /// Validation of the energy audit: the single-CDU sweep puts (1 + relative) times the plates'
+  /// heat into their coolant cells, the class of defect the audit exists to catch (call before
+  /// initialize; 0 by default).
+  void injectPlateHeatErrorForValidation(double relative);
 
  private:
   struct Impl;
