@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -445,6 +446,8 @@ double ElectricalModel::energyBalanceRelativeError() const noexcept {
   double stored = storage_change_.value();
   if (dist_) stored += dist_->batteryEnergyChange();
   const double out = load_energy_.value() + lossEnergy() + stored;
+  // A non-finite energy has no balance: NaN, never the 0 a comparison with NaN would give.
+  if (!std::isfinite(input) || !std::isfinite(out)) return std::numeric_limits<double>::quiet_NaN();
   const double scale = std::max(std::abs(input), std::abs(out));
   return scale > 0.0 ? std::abs(input - out) / scale : 0.0;
 }

@@ -1,8 +1,12 @@
 #include "racktwin/scenarios/Twin.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 
 #include "racktwin/core/Engine.hpp"
+#include "racktwin/core/Error.hpp"
+#include "racktwin/core/FiniteCheck.hpp"
 #include "racktwin/core/Version.hpp"
 #include "racktwin/core/WorkloadExecutor.hpp"
 #include "racktwin/power/ElectricalModel.hpp"
@@ -28,6 +32,7 @@ struct Twin::Impl {
       engine.schedule(event);
     for (core::Model* model : engine.models())
       model->declareChannels(recorder);
+    recorder.addSink(finite_check);  // first: a non-finite row reaches no other sink
     engine.setRecorder(&recorder);
   }
 
@@ -39,6 +44,7 @@ struct Twin::Impl {
   thermal::CoolingModel cooling;
   core::Engine engine;
   core::Recorder recorder;
+  core::FiniteCheckSink finite_check;
 };
 
 Twin::Twin(core::SiteSpec site) : impl_(std::make_unique<Impl>(std::move(site))) {}
@@ -106,6 +112,13 @@ core::Summary Twin::finish(bool complete) {
       {"wue_L_per_kWh",
        water && it > 0.0 ? std::optional<double>(*water * 1e3 / (it / 3.6e6)) : std::nullopt,
        "WUE, make-up water per IT energy", "L/kWh", 1.0, 0.0});
+  // No summary figure is given from a non-finite result (a balance of 0 computed from NaN).
+  for (const core::SummaryItem& item : summary.items()) {
+    if (item.value && !std::isfinite(*item.value)) {
+      throw core::RuntimeError("non-finite summary figure at t = " + std::to_string(m.engine.time())
+                               + " s: " + item.key + " (" + item.label + ")");
+    }
+  }
   m.recorder.close(complete, summary.toJson());
   return summary;
 }
