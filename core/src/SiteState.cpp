@@ -60,6 +60,7 @@ void SiteState::resize(const SiteLayout& layout, double T_initial) {
   gpu_P_demand.assign(g, 0.0);
   gpu_P.assign(g, 0.0);
   gpu_E_step.assign(g, 0.0);
+  gpu_P_step_max.assign(g, 0.0);
   gpu_T_junction.assign(g, T_initial);
   gpu_throttled.assign(g, 0);
   gpu_shutdown.assign(g, 0);
@@ -77,7 +78,8 @@ void SiteState::resize(const SiteLayout& layout, double T_initial) {
 }
 
 void SiteState::clearStepAccumulators() {
-  for (auto* v : {&gpu_E_step, &cpu_E_step, &switch_E_step, &rack_air_E_step, &rack_ac_E_step}) {
+  for (auto* v : {&gpu_E_step, &gpu_P_step_max, &cpu_E_step, &switch_E_step, &rack_air_E_step,
+                  &rack_ac_E_step}) {
     std::fill(v->begin(), v->end(), 0.0);
   }
   hall_air_E_step = 0.0;

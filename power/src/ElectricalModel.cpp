@@ -285,8 +285,11 @@ void ElectricalModel::flushGpuEnergy(std::size_t r, core::SiteState& state) noex
   const double held = rack_held_dt_[r];
   rack_held_dt_[r] = 0.0;
   if (!(held > 0.0)) return;
-  for (std::size_t g = layout_.rack_gpu_begin[r]; g < layout_.rack_gpu_begin[r + 1]; ++g)
+  // Every power held in a macro step passes here, so its highest is kept on the way.
+  for (std::size_t g = layout_.rack_gpu_begin[r]; g < layout_.rack_gpu_begin[r + 1]; ++g) {
     state.gpu_E_step[g] += state.gpu_P[g] * held;
+    state.gpu_P_step_max[g] = std::max(state.gpu_P_step_max[g], state.gpu_P[g]);
+  }
 }
 
 void ElectricalModel::flushChipEnergy(std::size_t r, core::SiteState& state) noexcept {

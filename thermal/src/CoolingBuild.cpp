@@ -318,6 +318,7 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
   for (auto* v : {&cell_T, &cell_T_old, &cell_alpha})
     v->assign(n_cells, 0.0);
   gpu_T_j.assign(site_layout.gpu_count, 0.0);
+  gpu_T_j_peak.assign(site_layout.gpu_count, 0.0);
   gpu_throttled_record.assign(site_layout.gpu_count, 0.0);
   gpu_shutdown_record.assign(site_layout.gpu_count, 0.0);
   gpu_V_flow.assign(site_layout.gpu_count, 0.0);

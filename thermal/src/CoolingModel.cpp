@@ -134,6 +134,17 @@ double CoolingModel::Impl::storedAfterSweep() const {
   return E;
 }
 
+namespace {
+/// The time in [t_begin, t_begin + dt] where a value linear from T_before to T_after meets
+/// `threshold` (the nearer end when it does not).
+double locateCrossing(double t_begin, double dt, double T_before, double T_after,
+                      double threshold) {
+  const double rise = T_after - T_before;
+  if (!(std::abs(rise) > 0.0)) return t_begin + dt;
+  return t_begin + dt * std::clamp((threshold - T_before) / rise, 0.0, 1.0);
+}
+}  // namespace
+
 void CoolingModel::Impl::publish(core::SiteState& state, double dt, bool all) {
   for (std::size_t d = 0; d < dies.size(); ++d)
     die_T_junction[d] = die_T[d] + die_P[d] * die_R_jc[d];
@@ -144,18 +155,33 @@ void CoolingModel::Impl::publish(core::SiteState& state, double dt, bool all) {
   const Die* die = dies.data();
   double* T_view = gpu_T_j.data();
   double* T_state = state.gpu_T_junction.data();
+  double* T_peak = gpu_T_j_peak.data();
+  const double* P_step_max = state.gpu_P_step_max.data();
   std::uint8_t* throttled = state.gpu_throttled.data();
   std::uint8_t* shutdown = state.gpu_shutdown.data();
   double T_max = max_gpu_T;
   std::size_t throttled_count = 0;
+  // Crossings are located inside the step: the junction temperature is taken as linear between
+  // the last step's value and this one's, so the throttle time and the throttled GPU-seconds do
+  // not round to the step (a 5 s step would otherwise add up to 5 s to a ride-through).
+  const double t_begin = now - dt;
+  double first_throttle = cooling::kNever;  // earliest located slowdown start of this step
+  double throttled_correction = 0.0;        // GPU-s: located crossings against whole steps
   const std::size_t n_gpus = gpu_die.size();
   for (std::size_t g = 0; g < n_gpus; ++g) {
     const std::uint32_t d = die_of[g];
     if (d == kNoDie) continue;
     const core::ChipSpec& spec = *die[d].spec;
-    const double T_j = T_junction[d];
-    T_view[g] = T_j;
-    T_state[g] = T_j;
+    // The step's mean junction (case + mean power x R_jc) is what the executor's leakage and the
+    // record use; slowdown and shutdown act within milliseconds, so they see the junction at the
+    // highest power of the step's sub-steps (a 5 s step would otherwise average a compute phase
+    // with a communication phase and throttle late).
+    T_view[g] = T_junction[d];
+    T_state[g] = T_junction[d];
+    const double P_peak = std::max(P_step_max[g], die_P[d]);
+    const double T_j = die_T[d] + P_peak * die_R_jc[d];
+    const double T_j_before = T_peak[g];
+    T_peak[g] = T_j;
     T_max = std::max(T_max, T_j);
     // Slowdown with hysteresis; thermal shutdown latches (the GPU stops computing and drawing
     // power for the run).
@@ -167,6 +193,16 @@ void CoolingModel::Impl::publish(core::SiteState& state, double dt, bool all) {
     throttled_count += now_throttled;
     // The states change rarely: they and what follows from them are written only when they do.
     if (all || now_throttled != throttled_before || now_shutdown != shutdown_before) {
+      if (!all && now_throttled != throttled_before && dt > 0.0) {
+        const double threshold = now_throttled != 0 ? spec.T_slowdown : spec.T_slowdown_release;
+        const double t_cross = locateCrossing(t_begin, dt, T_j_before, T_j, threshold);
+        if (now_throttled != 0) {
+          first_throttle = std::min(first_throttle, t_cross);
+          throttled_correction -= t_cross - t_begin;  // slowed from t_cross, not all step
+        } else {
+          throttled_correction += t_cross - t_begin;  // still slowed until t_cross
+        }
+      }
       throttled[g] = now_throttled;
       shutdown[g] = now_shutdown;
       if (now_shutdown != shutdown_before) ++gpus_shut_down;
@@ -179,11 +215,13 @@ void CoolingModel::Impl::publish(core::SiteState& state, double dt, bool all) {
     }
   }
   max_gpu_T = T_max;
-  if (throttled_count > 0) {
-    throttled_gpu_seconds += dt * static_cast<double>(throttled_count);
-    if (now >= first_fault_time && first_throttle_after_fault == cooling::kNever) {
-      first_throttle_after_fault = now;
-    }
+  throttled_gpu_seconds += dt * static_cast<double>(throttled_count) + throttled_correction;
+  if (throttled_count > 0 && now >= first_fault_time
+      && first_throttle_after_fault == cooling::kNever) {
+    // GPUs already slowed when the fault came are counted by applyEvent; otherwise one crossed
+    // in this step.
+    first_throttle_after_fault =
+        std::max(first_fault_time, first_throttle != cooling::kNever ? first_throttle : t_begin);
   }
   for (std::size_t c = 0; c < cpu_die.size(); ++c) {
     if (cpu_die[c] != kNoDie) cpu_T_j[c] = T_junction[cpu_die[c]];
@@ -607,8 +645,8 @@ void CoolingModel::summarise(core::Summary& summary) const {
                m.E_in > 0.0 ? std::abs(residual) / m.E_in : 0.0,
                "Thermal energy balance error (relative)", "", 1.0, 0.0});
   summary.add({"energy_audit_relative_error_max", m.audit.worst,
-               "Energy audit from enthalpy flows (plates, exchangers, loops), worst relative",
-               "", 1.0, 0.0});
+               "Energy audit from enthalpy flows (plates, exchangers, loops), worst relative", "",
+               1.0, 0.0});
   summary.add({"energy_audit_checks", static_cast<double>(m.audit.checks),
                "Energy audit checks passed", "", 1.0, 0.0});
   summary.add({"heat_input_J", m.E_in, "Heat into coolant and room air", "kWh", 1.0 / 3.6e6, 0.0});

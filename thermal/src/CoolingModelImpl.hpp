@@ -217,6 +217,7 @@ struct CoolingModel::Impl {
 
   // ---- Recorder views (stable arrays). ----
   std::vector<double> gpu_T_j, cpu_T_j, switch_T_j, gpu_throttled_record, gpu_shutdown_record;
+  std::vector<double> gpu_T_j_peak;  // K, junction at the step's highest sub-step power
   std::vector<double> gpu_V_flow;         // m3/s through each GPU's cold plate
   std::vector<double> rack_dp_available;  // Pa across each rack's manifolds (supply - return)
   std::vector<double> rack_V_flow;        // m3/s through each rack's supply hose

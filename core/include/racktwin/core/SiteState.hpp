@@ -46,6 +46,9 @@ struct SiteState {
   std::vector<double> gpu_P_demand;         // W, what the workload asks for now
   std::vector<double> gpu_P;                // W, drawn now
   std::vector<double> gpu_E_step;           // J drawn since the macro step began
+  /// W, the highest power drawn in any sub-step of the macro step so far (electrical, as it adds
+  /// to gpu_E_step): the junction a GPU's own fast protection sees is the case plus this power.
+  std::vector<double> gpu_P_step_max;
   std::vector<double> gpu_T_junction;       // K
   std::vector<std::uint8_t> gpu_throttled;  // 1 while in thermal slowdown
   std::vector<double> gpu_speed;            // relative compute speed, 1 = full
