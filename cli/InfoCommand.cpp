@@ -21,15 +21,17 @@ int infoCommand(const std::string& result_path) {
     if (key == "summary_json") continue;
     std::printf("  %-20s %s\n", key.c_str(), value.c_str());
   }
-  std::printf("\n  %-36s %-14s %-8s %s\n", "dataset", "shape", "units", "description");
+  // aggregation: "mean" over the record interval, "sample" at the record time, "max" over it.
+  std::printf("\n  %-36s %-14s %-8s %-7s %s\n", "dataset", "shape", "units", "record",
+              "description");
   for (const core::DatasetInfo& dataset : info.datasets) {
     std::string shape = "(";
     for (std::size_t i = 0; i < dataset.shape.size(); ++i) {
       shape += (i ? ", " : "") + std::to_string(dataset.shape[i]);
     }
     shape += ")";
-    std::printf("  %-36s %-14s %-8s %s\n", dataset.path.c_str(), shape.c_str(),
-                dataset.units.c_str(), dataset.description.c_str());
+    std::printf("  %-36s %-14s %-8s %-7s %s\n", dataset.path.c_str(), shape.c_str(),
+                dataset.units.c_str(), dataset.aggregation.c_str(), dataset.description.c_str());
   }
   const auto summary = info.attributes.find("summary_json");
   if (summary != info.attributes.end()) std::printf("\n  summary\n%s", summary->second.c_str());

@@ -79,6 +79,8 @@ bool Engine::step() {
     state_.last_substep = k + 1 == simulation_.substeps;
     for (Model* model : fast_)
       model->advance(state_.time, h, state_);
+    // The fast models' rates change inside the step: their records integrate every sub-step.
+    if (recorder_ != nullptr) recorder_->accumulateSubstep(h);
   }
   // Slow models: one step with the energies the fast models accumulated.
   state_.time = time_;

@@ -294,6 +294,9 @@ DatasetInfo Reader::describe(const std::string& path) const {
   if (check(H5Aexists(dataset.get(), "description"), path, "cannot read attributes") > 0) {
     info.description = attributeText(dataset.get(), "description", path);
   }
+  if (check(H5Aexists(dataset.get(), "aggregation"), path, "cannot read attributes") > 0) {
+    info.aggregation = attributeText(dataset.get(), "aggregation", path);
+  }
   return info;
 }
 

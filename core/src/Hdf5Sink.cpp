@@ -119,6 +119,7 @@ class Hdf5Sink final : public RecorderSink {
   void writeIds(hid_t group, const std::string& group_name, const std::vector<std::string>& ids);
   void createColumn(Column& column, hid_t parent, const std::string& name, const std::string& unit,
                     const std::string& description);
+  void writeAggregation(const Column& column, Aggregation aggregation);
   void writeStringAttribute(hid_t object, const char* name, std::string_view value,
                             const std::string& object_path);
   template <class T>
@@ -201,6 +202,7 @@ void Hdf5Sink::open(const RunMetadata& metadata, const std::vector<ChannelInfo>&
     column.scalar = channel.entity_ids.empty();
     offset += column.width;
     createColumn(column, group, channel.name, channel.unit, channel.description);
+    writeAggregation(column, channel.aggregation);
   }
   row_width_ = offset;
   flushFile();
@@ -221,6 +223,13 @@ void Hdf5Sink::writeRootAttributes(const RunMetadata& metadata) {
   writeScalarAttribute(root, "record_interval_s", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                        metadata.record_interval);
   writeScalarAttribute(root, "duration_s", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, metadata.duration);
+  writeStringAttribute(
+      root, "record_convention",
+      "The record at time t_k of a dataset with aggregation 'mean' is its time-weighted mean over "
+      "(t_(k-1), t_k]; 'max' is the maximum over (t_(k-1), t_k] of the macro steps' values of the "
+      "dataset without the '_max' suffix; 'sample' is the value at t_k. The record at t = 0 is "
+      "the initial state; a run ending between record times has a last record at its end.",
+      "/");
   const std::uint8_t incomplete = 0;
   writeScalarAttribute(root, "complete", H5T_STD_U8LE, H5T_NATIVE_UINT8, incomplete);
 }
@@ -312,6 +321,41 @@ void Hdf5Sink::createColumn(Column& column, hid_t parent, const std::string& nam
                                         "creating the dataspace of", column.path));
   writeStringAttribute(column.dataset.get(), "units", unit, column.path);
   writeStringAttribute(column.dataset.get(), "description", description, column.path);
+}
+
+// The dataset's `aggregation` ("mean", "sample", "max") and the `interval` its records cover.
+void Hdf5Sink::writeAggregation(const Column& column, Aggregation aggregation) {
+  const char* interval = "";
+  switch (aggregation) {
+    case Aggregation::Mean:
+      interval =
+          "(t_prev, t]: time-weighted mean of the macro steps' means since the previous record; "
+          "the record at t = 0 is the initial state";
+      break;
+    case Aggregation::SubstepMean:
+      interval =
+          "(t_prev, t]: time-weighted mean of the sub-steps' means since the previous record; "
+          "the record at t = 0 is the initial state";
+      break;
+    case Aggregation::Sample:
+      interval = "t: the value at the record time (a state, flag, count or running total)";
+      break;
+    case Aggregation::SampleAndMax:
+      interval =
+          "t: the value at the record time; the sibling dataset '_max' holds the maximum over "
+          "the interval";
+      break;
+    case Aggregation::Max:
+      interval =
+          "(t_prev, t]: maximum of the macro steps' values since the previous record; the record "
+          "at t = 0 is the initial state";
+      break;
+    case Aggregation::Undeclared:
+      RACKTWIN_ASSERT(false, "a recorder channel without an aggregation reached the HDF5 sink");
+  }
+  writeStringAttribute(column.dataset.get(), "aggregation", aggregationName(aggregation),
+                       column.path);
+  writeStringAttribute(column.dataset.get(), "interval", interval, column.path);
 }
 
 void Hdf5Sink::writeStringAttribute(hid_t object, const char* name, std::string_view value,

@@ -1,10 +1,28 @@
 #include "racktwin/core/Recorder.hpp"
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 #include "racktwin/core/Error.hpp"
 
 namespace racktwin::core {
+
+const char* aggregationName(Aggregation aggregation) noexcept {
+  switch (aggregation) {
+    case Aggregation::Mean:
+    case Aggregation::SubstepMean:
+      return "mean";
+    case Aggregation::Sample:
+    case Aggregation::SampleAndMax:
+      return "sample";
+    case Aggregation::Max:
+      return "max";
+    case Aggregation::Undeclared:
+      break;
+  }
+  return "undeclared";
+}
 
 void Recorder::add(ChannelInfo channel, const double* data) {
   RACKTWIN_ASSERT(!open_, "channels must be declared before the recorder opens");
@@ -14,33 +32,159 @@ void Recorder::add(ChannelInfo channel, const double* data) {
 }
 
 void Recorder::open(const RunMetadata& metadata) {
+  RACKTWIN_ASSERT(!open_, "Recorder::open called twice");
+  // Every channel says how it is aggregated: none is silently sampled.
+  std::set<std::pair<std::string, std::string>> names;
+  for (const ChannelInfo& channel : channels_) {
+    RACKTWIN_ASSERT(channel.aggregation != Aggregation::Undeclared,
+                    "every recorder channel must declare its aggregation (Mean, SubstepMean, "
+                    "Sample or SampleAndMax)");
+    RACKTWIN_ASSERT(channel.aggregation != Aggregation::Max,
+                    "Aggregation::Max is the recorder's own sibling channel, not declarable");
+    names.emplace(channel.group, channel.name);
+  }
+  const std::size_t declared = channels_.size();
+  for (std::size_t c = 0; c < declared; ++c) {
+    if (channels_[c].aggregation != Aggregation::SampleAndMax) continue;
+    ChannelInfo max = channels_[c];
+    max.name += "_max";
+    RACKTWIN_ASSERT(names.emplace(max.group, max.name).second,
+                    "a recorder channel is named like another channel's \"_max\" sibling");
+    max.description = "Maximum over the record interval of: " + max.description;
+    max.aggregation = Aggregation::Max;
+    channels_.push_back(std::move(max));
+    sources_.push_back(sources_[c]);
+  }
+
+  mean_spans_.clear();
+  substep_spans_.clear();
+  sample_spans_.clear();
+  max_spans_.clear();
   std::size_t width = 0;
-  for (const ChannelInfo& channel : channels_)
-    width += channel.width();
+  for (std::size_t c = 0; c < channels_.size(); ++c) {
+    const Span span{sources_[c], width, channels_[c].width()};
+    switch (channels_[c].aggregation) {
+      case Aggregation::Mean:
+        mean_spans_.push_back(span);
+        break;
+      case Aggregation::SubstepMean:
+        substep_spans_.push_back(span);
+        break;
+      case Aggregation::Sample:
+      case Aggregation::SampleAndMax:
+        sample_spans_.push_back(span);
+        break;
+      case Aggregation::Max:
+        max_spans_.push_back(span);
+        break;
+      case Aggregation::Undeclared:
+        break;
+    }
+    width += span.count;
+  }
   row_.assign(width, 0.0);
+  sum_.assign(width, 0.0);
   for (RecorderSink* sink : sinks_)
     sink->open(metadata, channels_);
   open_ = true;
   next_ = 0.0;
   samples_ = 0;
+  mean_time_ = substep_time_ = substep_step_ = 0.0;
+  max_fresh_ = true;
+  started_ = false;
+  last_t_ = 0.0;
+}
+
+void Recorder::integrate(const std::vector<Span>& spans, double dt) noexcept {
+  double* sum = sum_.data();
+  for (const Span& span : spans) {
+    const double* source = span.source;
+    double* out = sum + span.offset;
+    for (std::size_t i = 0; i < span.count; ++i)
+      out[i] += dt * source[i];
+  }
+}
+
+void Recorder::accumulateSubstep(double dt) noexcept {
+  if (!open_ || !started_ || !(dt > 0.0)) return;
+  integrate(substep_spans_, dt);
+  substep_time_ += dt;
+  substep_step_ += dt;
 }
 
 void Recorder::sample(double t) {
-  if (!open_ || t + 1e-9 * interval_ < next_) return;
-  double* out = row_.data();
-  for (std::size_t c = 0; c < channels_.size(); ++c) {
-    const std::size_t n = channels_[c].width();
-    std::copy_n(sources_[c], n, out);
-    out += n;
+  if (!open_) return;
+  if (!started_) {
+    // The initial state: an instant, recorded as it is.
+    started_ = true;
+    last_t_ = t;
+    record(t);
+    return;
+  }
+  const double dt = t - last_t_;
+  last_t_ = t;
+  if (dt > 0.0) {
+    integrate(mean_spans_, dt);
+    mean_time_ += dt;
+    if (!(substep_step_ > 0.0)) {
+      // No sub-step was reported: what the sources hold now stands for the whole step.
+      integrate(substep_spans_, dt);
+      substep_time_ += dt;
+    }
+    double* row = row_.data();
+    for (const Span& span : max_spans_) {
+      double* out = row + span.offset;
+      if (max_fresh_) {
+        std::copy_n(span.source, span.count, out);
+      } else {
+        for (std::size_t i = 0; i < span.count; ++i)
+          out[i] = std::max(out[i], span.source[i]);
+      }
+    }
+    max_fresh_ = false;
+  }
+  substep_step_ = 0.0;
+  if (t + 1e-9 * interval_ >= next_) record(t);
+}
+
+void Recorder::record(double t) {
+  double* row = row_.data();
+  double* sum = sum_.data();
+  const auto finishMeans = [&](const std::vector<Span>& spans, double time) {
+    for (const Span& span : spans) {
+      double* out = row + span.offset;
+      double* acc = sum + span.offset;
+      if (time > 0.0) {
+        const double inverse = 1.0 / time;
+        for (std::size_t i = 0; i < span.count; ++i) {
+          out[i] = acc[i] * inverse;
+          acc[i] = 0.0;
+        }
+      } else {
+        std::copy_n(span.source, span.count, out);  // an instant (the initial state)
+      }
+    }
+  };
+  finishMeans(mean_spans_, mean_time_);
+  finishMeans(substep_spans_, substep_time_);
+  for (const Span& span : sample_spans_)
+    std::copy_n(span.source, span.count, row + span.offset);
+  if (max_fresh_) {
+    for (const Span& span : max_spans_)
+      std::copy_n(span.source, span.count, row + span.offset);
   }
   for (RecorderSink* sink : sinks_)
     sink->append(t, row_);
   ++samples_;
   next_ = static_cast<double>(samples_) * interval_;
+  mean_time_ = substep_time_ = 0.0;
+  max_fresh_ = true;
 }
 
 void Recorder::close(bool complete, std::string_view summary_json) {
   if (!open_) return;
+  // A duration that is not a multiple of the interval leaves a shorter last interval.
+  if (complete && started_ && (mean_time_ > 0.0 || substep_time_ > 0.0)) record(last_t_);
   for (RecorderSink* sink : sinks_)
     sink->close(complete, summary_json);
   open_ = false;

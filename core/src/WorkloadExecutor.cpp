@@ -1210,7 +1210,7 @@ void WorkloadExecutor::declareChannels(Recorder& recorder) {
     for (const Job& job : jobs_)
       ids.push_back(job.id);
     recorder.add(ChannelInfo{"job", "iterations", "1", "Completed training iterations of the job",
-                             std::move(ids)},
+                             std::move(ids), Aggregation::Sample},
                  job_iterations_.data());
   }
   if (scheduler_) {
@@ -1220,12 +1220,15 @@ void WorkloadExecutor::declareChannels(Recorder& recorder) {
       ids.push_back(job.id);
     recorder.add(ChannelInfo{"job", "racks_held", "1",
                              "Racks the job held in the last sub-step (0 while queued or done)",
-                             std::move(ids)},
+                             std::move(ids), Aggregation::Sample},
                  job_racks_held_.data());
-    recorder.add(
-        ChannelInfo{
-            "site", "jobs_queued", "1", "Scheduled jobs submitted and waiting for racks", {}},
-        &jobs_queued_);
+    recorder.add(ChannelInfo{"site",
+                             "jobs_queued",
+                             "1",
+                             "Scheduled jobs submitted and waiting for racks",
+                             {},
+                             Aggregation::Sample},
+                 &jobs_queued_);
   }
   if (!inference_.empty()) {
     std::vector<std::string> ids;
@@ -1233,21 +1236,23 @@ void WorkloadExecutor::declareChannels(Recorder& recorder) {
     for (const InferenceRacks& racks : inference_racks_)
       ids.push_back(racks.id);
     recorder.add(ChannelInfo{"inference_job", "queue_length", "1",
-                             "Requests waiting in the job's queue at the end of the sub-step", ids},
+                             "Requests waiting in the job's queue at the end of the sub-step", ids,
+                             Aggregation::Sample},
                  inference_queue_.data());
     recorder.add(ChannelInfo{"inference_job", "in_service", "1",
-                             "Requests in the job's batch at the end of the sub-step", ids},
+                             "Requests in the job's batch at the end of the sub-step", ids,
+                             Aggregation::Sample},
                  inference_in_service_.data());
     recorder.add(ChannelInfo{"inference_job", "tokens_per_s", "1/s",
                              "Generated tokens of the requests completed in the last sub-step, "
                              "per second",
-                             std::move(ids)},
+                             std::move(ids), Aggregation::SubstepMean},
                  inference_tokens_per_s_.data());
   }
   if (layout_.gpu_count > 0) {
     recorder.add(ChannelInfo{"gpu", "P_demand", "W",
-                             "GPU power demanded by the workload, averaged over the last sub-step",
-                             layout_.gpu_ids},
+                             "GPU power demanded by the workload, averaged over the sub-step",
+                             layout_.gpu_ids, Aggregation::SubstepMean},
                  gpu_P_demand_.data());
   }
 }

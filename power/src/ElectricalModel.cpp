@@ -479,34 +479,45 @@ void ElectricalModel::declareChannels(core::Recorder& recorder) {
   // A channel without entities would read as a scalar, so empty sets are not declared.
   if (layout_.rack_count > 0) {
     const auto rack = [&](std::string channel, std::string unit, std::string description,
-                          const std::vector<double>& data) {
+                          const std::vector<double>& data, core::Aggregation aggregation) {
       recorder.add(core::ChannelInfo{"rack", std::move(channel), std::move(unit),
-                                     std::move(description), layout_.rack_ids},
+                                     std::move(description), layout_.rack_ids, aggregation},
                    data.data());
     };
-    rack("P_ac", "W", "AC input power of the rack's power shelves", rack_P_ac_);
+    // The powers hold each sub-step's value (SubstepMean); the *_mean views the macro step's
+    // mean at its end (Mean): both record the mean over the record interval.
+    using core::Aggregation;
+    rack("P_ac", "W", "AC input power of the rack's power shelves", rack_P_ac_,
+         Aggregation::SubstepMean);
     rack("P_ac_mean", "W", "AC input power of the rack's power shelves, mean over the macro step",
-         rack_P_ac_mean_);
-    rack("P_dc", "W", "DC busbar load of the rack (chips and air-cooled tray loads)", rack_P_dc_);
+         rack_P_ac_mean_, Aggregation::Mean);
+    rack("P_dc", "W", "DC busbar load of the rack (chips and air-cooled tray loads)", rack_P_dc_,
+         Aggregation::SubstepMean);
     rack("P_psu_loss", "W", "Conversion loss of the rack's PSUs (heat to room air)",
-         rack_P_psu_loss_);
-    rack("psu_efficiency", "1", "Power shelf efficiency, DC output over AC input (0 when off)",
-         rack_psu_efficiency_);
+         rack_P_psu_loss_, Aggregation::SubstepMean);
+    // A ratio of two powers: its mean would not be the ratio of the mean powers.
+    rack("psu_efficiency", "1",
+         "Power shelf efficiency, DC output over AC input (0 when off), at the record time",
+         rack_psu_efficiency_, Aggregation::Sample);
   }
   if (layout_.gpu_count > 0) {
-    recorder.add(
-        core::ChannelInfo{"gpu", "P", "W", "Electrical power drawn by the GPU", layout_.gpu_ids},
-        gpu_P_.data());
+    recorder.add(core::ChannelInfo{"gpu", "P", "W", "Electrical power drawn by the GPU",
+                                   layout_.gpu_ids, core::Aggregation::SubstepMean},
+                 gpu_P_.data());
   }
-  recorder.add(
-      core::ChannelInfo{
-          "site", "P_it", "W", "IT power: sum of the racks' power shelf AC input", {}},
-      &site_P_it_);
+  recorder.add(core::ChannelInfo{"site",
+                                 "P_it",
+                                 "W",
+                                 "IT power: sum of the racks' power shelf AC input",
+                                 {},
+                                 core::Aggregation::SubstepMean},
+               &site_P_it_);
   recorder.add(core::ChannelInfo{"site",
                                  "P_it_mean",
                                  "W",
                                  "IT power, mean over the macro step (integrate this for energy)",
-                                 {}},
+                                 {},
+                                 core::Aggregation::Mean},
                &site_P_it_mean_);
   if (present_) declareTreeChannels(recorder);
 }

@@ -277,8 +277,8 @@ void ElectricalModel::commitRack(std::size_t r, double t, double dt, core::SiteS
   if (k.powered) sums.P_storage += k.P_grid_dc - k.P_load - k.P_busbar_loss;
 }
 
-// The rack views only the recorder reads (means, efficiencies, feed currents): at the macro
-// step's last sub-step, from the step just committed.
+// The rack views only the recorder reads (means, efficiencies, feed currents), from the sub-step
+// just committed: every sub-step, since the recorder integrates the rates over sub-steps.
 void ElectricalModel::publishRackViews(const core::SiteState& state, double dt) {
   const std::size_t racks = layout_.rack_count;
   const double elapsed = state.time + dt - state.step_start;
@@ -341,14 +341,14 @@ void ElectricalModel::solveTree(double t, double dt, core::SiteState& state) {
   StepSums sums;
   for (std::size_t r = 0; r < layout_.rack_count; ++r)
     commitRack(r, t, dt, state, sums);
-  if (state.last_substep || !(dt > 0.0)) publishRackViews(state, dt);
+  publishRackViews(state, dt);
   dist_->commit(t, dt);
   if (dt > 0.0) feed_utilisation_max_ = std::max(feed_utilisation_max_, sums.feed_use_max);
 
-  // The per-element, UPS, room and storage views are read only by the recorder, which samples after
-  // a macro step: they are written at its last sub-step (every sub-step for a driver that leaves
-  // last_substep set).
-  if (state.last_substep) publishTreeViews();
+  // The per-element, UPS, room and storage views are read only by the recorder, which integrates
+  // the rates among them over every sub-step (core::Aggregation::SubstepMean): O(elements + racks)
+  // lookups per sub-step.
+  publishTreeViews();
 
   site_P_losses_ = sums.P_psu_loss + sums.P_busbar_loss + dist_->lossPower();
   site_P_generator_ = dist_->generatorPower();
@@ -373,86 +373,99 @@ void ElectricalModel::solveTree(double t, double dt, core::SiteState& state) {
 
 void ElectricalModel::declareTreeChannels(core::Recorder& recorder) {
   const std::size_t racks = layout_.rack_count;
+  // Rates hold each sub-step's value (SubstepMean: recorded as the interval's mean); states,
+  // flags and stored energy are the value at the record time (Sample).
+  using core::Aggregation;
+  constexpr Aggregation kMean = Aggregation::SubstepMean;
+  constexpr Aggregation kSample = Aggregation::Sample;
   if (racks > 0) {
     const auto rack = [&](std::string channel, std::string unit, std::string description,
-                          const double* data) {
+                          const double* data, Aggregation aggregation) {
       recorder.add(core::ChannelInfo{"rack", std::move(channel), std::move(unit),
-                                     std::move(description), layout_.rack_ids},
+                                     std::move(description), layout_.rack_ids, aggregation},
                    data);
     };
     rack("feed_a_current", "A", "Rms phase current of the rack's feed A (0 when dead)",
-         rack_feed_I_.data());
+         rack_feed_I_.data(), kMean);
     rack("feed_b_current", "A", "Rms phase current of the rack's feed B (0 when dead or absent)",
-         rack_feed_I_.data() + racks);
+         rack_feed_I_.data() + racks, kMean);
     rack("feed_a_utilisation", "1", "Feed A current over its rating (headroom = 1 - this)",
-         rack_feed_use_.data());
+         rack_feed_use_.data(), kMean);
     rack("feed_b_utilisation", "1", "Feed B current over its rating (headroom = 1 - this)",
-         rack_feed_use_.data() + racks);
+         rack_feed_use_.data() + racks, kMean);
     rack("feed_a_closed", "1", "1 while feed A's breaker is closed and the feed not lost",
-         rack_feed_closed_.data());
+         rack_feed_closed_.data(), kSample);
     rack("feed_b_closed", "1", "1 while feed B's breaker is closed and the feed not lost",
-         rack_feed_closed_.data() + racks);
+         rack_feed_closed_.data() + racks, kSample);
     rack("powered", "1", "1 while the rack has a live PSU, else 0 (GPUs off)",
-         rack_powered_value_.data());
+         rack_powered_value_.data(), kSample);
     rack("P_grid_dc", "W", "DC power the PSUs draw through their converters (after the storage)",
-         rack_P_grid_dc_.data());
-    rack("E_storage", "J", "Energy in the PSUs' power-smoothing storage", rack_E_storage_.data());
+         rack_P_grid_dc_.data(), kMean);
+    rack("E_storage", "J", "Energy in the PSUs' power-smoothing storage", rack_E_storage_.data(),
+         kSample);
     rack("P_burner", "W", "Power the GPUs' power burners add to hold the smoothing floor",
-         rack_P_burner_.data());
+         rack_P_burner_.data(), kMean);
     rack("P_loss", "W", "Heat of the rack's electrical losses (PSU, busbar, feeds)",
-         rack_P_loss_.data());
+         rack_P_loss_.data(), kMean);
   }
   if (!tree_elements_.empty()) {
     std::vector<std::string> ids;
     for (std::size_t b : tree_elements_)
       ids.push_back(dist_->elementId(b));
     const auto element = [&](std::string channel, std::string unit, std::string description,
-                             const std::vector<double>& data) {
+                             const std::vector<double>& data, Aggregation aggregation) {
       recorder.add(core::ChannelInfo{"power_tree", std::move(channel), std::move(unit),
-                                     std::move(description), ids},
+                                     std::move(description), ids, aggregation},
                    data.data());
     };
-    element("current", "A", "Rms phase current at the element's output", element_I_);
-    element("utilisation", "1", "Current over the element's rating (0 when unrated)", element_use_);
+    element("current", "A", "Rms phase current at the element's output", element_I_, kMean);
+    element("utilisation", "1", "Current over the element's rating (0 when unrated)", element_use_,
+            kMean);
     element("voltage", "V", "Line-to-line voltage of the element's output bus (0 when dead)",
-            element_V_);
+            element_V_, kSample);
     element("closed", "1", "1 while the element's breaker is closed, 0 once it opened",
-            element_closed_);
+            element_closed_, kSample);
     element("P_loss", "W", "Real loss of the element (I^2 R, core, conversion, recharge)",
-            element_P_loss_);
+            element_P_loss_, kMean);
   }
   if (dist_->upsCount() > 0) {
     std::vector<std::string> ids;
     for (std::size_t u = 0; u < dist_->upsCount(); ++u)
       ids.push_back(dist_->elementId(static_cast<std::size_t>(dist_->upsBranch(u))));
-    recorder.add(core::ChannelInfo{"ups", "soc", "1", "Battery state of charge", ids},
+    recorder.add(core::ChannelInfo{"ups", "soc", "1", "Battery state of charge", ids, kSample},
                  ups_soc_.data());
-    recorder.add(core::ChannelInfo{"ups", "P_out", "W", "Output power", ids}, ups_P_out_.data());
-    recorder.add(
-        core::ChannelInfo{"ups", "P_battery", "W", "Battery power, discharge > 0, charge < 0", ids},
-        ups_P_battery_.data());
+    recorder.add(core::ChannelInfo{"ups", "P_out", "W", "Output power", ids, kMean},
+                 ups_P_out_.data());
+    recorder.add(core::ChannelInfo{"ups", "P_battery", "W",
+                                   "Battery power, discharge > 0, charge < 0", ids, kMean},
+                 ups_P_battery_.data());
   }
   if (!room_P_loss_.empty()) {
     recorder.add(core::ChannelInfo{"electrical_room", "P_loss", "W",
                                    "Losses of the distribution elements in the room (heat)",
-                                   dist_->roomNames()},
+                                   dist_->roomNames(), kMean},
                  room_P_loss_.data());
   }
+  recorder.add(core::ChannelInfo{"site",
+                                 "P_facility",
+                                 "W",
+                                 "Electrical input at the MV bus (utility and generators)",
+                                 {},
+                                 kMean},
+               &site_P_facility_);
   recorder.add(
-      core::ChannelInfo{
-          "site", "P_facility", "W", "Electrical input at the MV bus (utility and generators)", {}},
-      &site_P_facility_);
-  recorder.add(core::ChannelInfo{"site", "P_electrical_loss", "W", "All electrical losses", {}},
-               &site_P_losses_);
-  recorder.add(core::ChannelInfo{"site", "P_generator", "W", "Generator output", {}},
+      core::ChannelInfo{"site", "P_electrical_loss", "W", "All electrical losses", {}, kMean},
+      &site_P_losses_);
+  recorder.add(core::ChannelInfo{"site", "P_generator", "W", "Generator output", {}, kMean},
                &site_P_generator_);
-  recorder.add(core::ChannelInfo{"site", "utility_live", "1", "1 while the utility is live", {}},
-               &site_utility_live_);
+  recorder.add(
+      core::ChannelInfo{"site", "utility_live", "1", "1 while the utility is live", {}, kSample},
+      &site_utility_live_);
   recorder.add(
       core::ChannelInfo{
-          "site", "generator_online", "1", "1 while the generators carry the MV bus", {}},
+          "site", "generator_online", "1", "1 while the generators carry the MV bus", {}, kSample},
       &site_generator_online_);
-  recorder.add(core::ChannelInfo{"site", "gpus_unpowered", "1", "GPUs without power", {}},
+  recorder.add(core::ChannelInfo{"site", "gpus_unpowered", "1", "GPUs without power", {}, kSample},
                &gpus_unpowered_value_);
 }
 

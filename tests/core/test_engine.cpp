@@ -106,8 +106,8 @@ TEST_CASE("The recorder samples at its interval from t = 0, one row per sample",
   engine.addSlowModel(model);
   Recorder recorder(sim.record_interval);
   const double values[3] = {1.0, 2.0, 3.0};
-  recorder.add({"g", "x", "1", "test", {"a", "b", "c"}}, values);
-  recorder.add({"g", "y", "K", "scalar", {}}, values);
+  recorder.add({"g", "x", "1", "test", {"a", "b", "c"}, Aggregation::Mean}, values);
+  recorder.add({"g", "y", "K", "scalar", {}, Aggregation::Sample}, values);
   MemorySink sink;
   recorder.addSink(sink);
   recorder.open({});

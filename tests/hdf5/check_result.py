@@ -4,8 +4,9 @@
 Usage: check_result.py [--allow-incomplete] FILE.h5
 
 Checks the layout documented in core/include/racktwin/core/Hdf5Result.hpp: root attributes,
-/scenario/text, the `complete` flag, /time, and for every float dataset its `units` and
-`description` attributes, finiteness and shape. Prints one line per problem and exits 1 if there
+/scenario/text, the `complete` flag, /time, and for every float dataset its `units`,
+`description`, `aggregation` and `interval` attributes (a `max` dataset beside its sampled
+sibling of the same shape), finiteness and shape. Prints one line per problem and exits 1 if there
 is any; otherwise prints a one-line summary and exits 0. Needs /usr/bin/python3 (h5py, numpy).
 """
 import argparse
@@ -79,6 +80,19 @@ def check_file(f, allow_incomplete):
                                 f"UTF-8 string")
             elif not value:
                 problems.append(f"{path}: attribute '{attribute}' is empty")
+        if path != "/time":
+            aggregation = ds.attrs.get("aggregation")
+            if aggregation not in ("mean", "sample", "max"):
+                problems.append(f"{path}: attribute 'aggregation' is {aggregation!r}, expected "
+                                f"'mean', 'sample' or 'max'")
+            if not is_text(ds.attrs.get("interval")) or not ds.attrs.get("interval"):
+                problems.append(f"{path}: attribute 'interval' is missing or empty")
+            if aggregation == "max":
+                sibling = ds.parent.get(ds.name.rsplit("/", 1)[1][:-len("_max")])
+                if not ds.name.endswith("_max") or not isinstance(sibling, h5py.Dataset):
+                    problems.append(f"{path}: a 'max' dataset without its sampled sibling")
+                elif sibling.shape != ds.shape:
+                    problems.append(f"{path}: shape {ds.shape}, its sibling {sibling.shape}")
 
         if ds.ndim == 0:
             problems.append(f"{path}: scalar float dataset, expected (samples, ...)")

@@ -101,17 +101,23 @@ struct TestModel {
   }
 
   void declare(rc::Recorder& recorder, const std::string& gpu_unit = "K") {
-    recorder.add({"gpu", "T_junction", gpu_unit, "GPU junction temperature.", kGpuIds},
+    recorder.add({"gpu", "T_junction", gpu_unit, "GPU junction temperature.", kGpuIds,
+                  rc::Aggregation::SampleAndMax},
                  T_gpu.data());
-    recorder.add({"gpu", "P", "W", "GPU electrical power.", kGpuIds}, P_gpu.data());
-    recorder.add({"site", "P_total", "W", "Total site electrical power.", {}}, &P_site);
-    recorder.add({"rack", "Q_flow", "W", "Heat taken by the rack coolant.", kRackIds},
-                 Q_rack.data());
+    recorder.add({"gpu", "P", "W", "GPU electrical power.", kGpuIds, rc::Aggregation::Mean},
+                 P_gpu.data());
+    recorder.add(
+        {"site", "P_total", "W", "Total site electrical power.", {}, rc::Aggregation::Mean},
+        &P_site);
+    recorder.add(
+        {"rack", "Q_flow", "W", "Heat taken by the rack coolant.", kRackIds, rc::Aggregation::Mean},
+        Q_rack.data());
     if (!wide.empty()) {
       std::vector<std::string> ids;
       for (std::size_t i = 0; i < wide.size(); ++i)
         ids.push_back("cell" + std::to_string(i));
-      recorder.add({"grid", "value", "1", "A very wide channel.", ids}, wide.data());
+      recorder.add({"grid", "value", "1", "A very wide channel.", ids, rc::Aggregation::Sample},
+                   wide.data());
     }
   }
 };
@@ -241,8 +247,9 @@ TEST_CASE("HDF5 result round trip reproduces every value, shape and attribute", 
     for (const rc::DatasetInfo& d : info.datasets)
       paths.push_back(d.path);
     CHECK(paths
-          == std::vector<std::string>{"/gpu/P", "/gpu/T_junction", "/gpu/ids", "/rack/Q_flow",
-                                      "/rack/ids", "/scenario/text", "/site/P_total", "/time"});
+          == std::vector<std::string>{"/gpu/P", "/gpu/T_junction", "/gpu/T_junction_max",
+                                      "/gpu/ids", "/rack/Q_flow", "/rack/ids", "/scenario/text",
+                                      "/site/P_total", "/time"});
 
     const rc::DatasetInfo* T = findDataset(info, "/gpu/T_junction");
     REQUIRE(T != nullptr);
@@ -279,7 +286,8 @@ TEST_CASE("HDF5 result round trip reproduces every value, shape and attribute", 
     CHECK(a.at("duration_s") == "26.5");
     CHECK(a.at("complete") == "1");
     CHECK(a.at("summary_json") == kSummary);
-    CHECK(a.size() == 10);
+    CHECK(a.count("record_convention") == 1);
+    CHECK(a.size() == 11);
   }
 
   SECTION("entity ids and scenario text, read with the HDF5 C API") {

@@ -545,94 +545,122 @@ bool CoolingModel::Impl::applyEvent(const core::EventSpec& event) {
 void CoolingModel::declareChannels(core::Recorder& recorder) {
   Impl& m = *impl_;
   const core::SiteLayout& L = *m.layout;
-  recorder.add({"gpu", "T_junction", "K", "GPU junction temperature", L.gpu_ids}, m.gpu_T_j.data());
+  // The thermal model advances once per macro step (implicit Euler): the flows, heat flows and
+  // powers it holds after a step stand for that step (Mean). Temperatures are recorded at the
+  // record time with the interval's maximum (SampleAndMax); pressures, positions, flags, counts
+  // and the running energy residual at the record time (Sample).
+  constexpr core::Aggregation kMean = core::Aggregation::Mean;
+  constexpr core::Aggregation kTemperature = core::Aggregation::SampleAndMax;
+  constexpr core::Aggregation kSample = core::Aggregation::Sample;
+  recorder.add({"gpu", "T_junction", "K", "GPU junction temperature", L.gpu_ids, kTemperature},
+               m.gpu_T_j.data());
+  recorder.add({"gpu", "V_flow", "m3/s", "Coolant volume flow through the GPU's cold plate",
+                L.gpu_ids, kMean},
+               m.gpu_V_flow.data());
+  recorder.add({"rack", "V_flow", "m3/s", "Coolant volume flow into the rack (supply hose)",
+                L.rack_ids, kMean},
+               m.rack_V_flow.data());
   recorder.add(
-      {"gpu", "V_flow", "m3/s", "Coolant volume flow through the GPU's cold plate", L.gpu_ids},
-      m.gpu_V_flow.data());
+      {"rack", "dp_available", "Pa",
+       "Differential pressure across the rack's supply and return manifolds", L.rack_ids, kSample},
+      m.rack_dp_available.data());
   recorder.add(
-      {"rack", "V_flow", "m3/s", "Coolant volume flow into the rack (supply hose)", L.rack_ids},
-      m.rack_V_flow.data());
-  recorder.add({"rack", "dp_available", "Pa",
-                "Differential pressure across the rack's supply and return manifolds", L.rack_ids},
-               m.rack_dp_available.data());
-  recorder.add({"gpu", "throttled", "1", "1 while the GPU is in thermal slowdown", L.gpu_ids},
-               m.gpu_throttled_record.data());
-  recorder.add({"gpu", "shutdown", "1", "1 once the GPU has shut down over temperature", L.gpu_ids},
-               m.gpu_shutdown_record.data());
-  recorder.add({"cpu", "T_junction", "K", "Grace CPU junction temperature", L.cpu_ids},
-               m.cpu_T_j.data());
-  recorder.add({"nvswitch", "T_junction", "K", "NVLink switch junction temperature", L.switch_ids},
+      {"gpu", "throttled", "1", "1 while the GPU is in thermal slowdown", L.gpu_ids, kSample},
+      m.gpu_throttled_record.data());
+  recorder.add(
+      {"gpu", "shutdown", "1", "1 once the GPU has shut down over temperature", L.gpu_ids, kSample},
+      m.gpu_shutdown_record.data());
+  recorder.add(
+      {"cpu", "T_junction", "K", "Grace CPU junction temperature", L.cpu_ids, kTemperature},
+      m.cpu_T_j.data());
+  recorder.add({"nvswitch", "T_junction", "K", "NVLink switch junction temperature", L.switch_ids,
+                kTemperature},
                m.switch_T_j.data());
-  recorder.add({"tray", "V_flow", "m3/s", "Coolant volume flow through the tray", m.tray_ids},
-               m.tray_V_flow.data());
-  recorder.add({"tray", "T_outlet", "K", "Coolant temperature leaving the tray", m.tray_ids},
-               m.tray_T_out.data());
-  const auto& ids = m.cdu_ids;
-  recorder.add({"cdu", "T_supply", "K", "Secondary supply temperature leaving the CDU", ids},
-               m.cdu_T_supply.data());
-  recorder.add({"cdu", "T_return", "K", "Secondary return temperature entering the CDU", ids},
-               m.cdu_T_return.data());
-  recorder.add({"cdu", "V_flow", "m3/s", "Secondary volume flow through the CDU pump", ids},
-               m.cdu_V_flow.data());
-  recorder.add({"cdu", "Q_flow", "W", "Heat moved from the secondary loop to facility water", ids},
-               m.cdu_Q_flow.data());
-  recorder.add({"cdu", "valve_opening", "1", "Facility-side control valve opening", ids},
-               m.cdu_valve.data());
-  recorder.add({"cdu", "V_flow_facility", "m3/s", "Facility water flow through the CDU", ids},
-               m.cdu_V_facility.data());
   recorder.add(
-      {"cdu", "T_facility_supply", "K", "Facility water temperature entering the CDU", ids},
-      m.cdu_T_facility_supply.data());
-  recorder.add({"cdu", "T_facility_return", "K", "Facility water temperature leaving the CDU", ids},
+      {"tray", "V_flow", "m3/s", "Coolant volume flow through the tray", m.tray_ids, kMean},
+      m.tray_V_flow.data());
+  recorder.add(
+      {"tray", "T_outlet", "K", "Coolant temperature leaving the tray", m.tray_ids, kTemperature},
+      m.tray_T_out.data());
+  const auto& ids = m.cdu_ids;
+  recorder.add(
+      {"cdu", "T_supply", "K", "Secondary supply temperature leaving the CDU", ids, kTemperature},
+      m.cdu_T_supply.data());
+  recorder.add(
+      {"cdu", "T_return", "K", "Secondary return temperature entering the CDU", ids, kTemperature},
+      m.cdu_T_return.data());
+  recorder.add({"cdu", "V_flow", "m3/s", "Secondary volume flow through the CDU pump", ids, kMean},
+               m.cdu_V_flow.data());
+  recorder.add(
+      {"cdu", "Q_flow", "W", "Heat moved from the secondary loop to facility water", ids, kMean},
+      m.cdu_Q_flow.data());
+  recorder.add({"cdu", "valve_opening", "1", "Facility-side control valve opening", ids, kSample},
+               m.cdu_valve.data());
+  recorder.add(
+      {"cdu", "V_flow_facility", "m3/s", "Facility water flow through the CDU", ids, kMean},
+      m.cdu_V_facility.data());
+  recorder.add({"cdu", "T_facility_supply", "K", "Facility water temperature entering the CDU", ids,
+                kTemperature},
+               m.cdu_T_facility_supply.data());
+  recorder.add({"cdu", "T_facility_return", "K", "Facility water temperature leaving the CDU", ids,
+                kTemperature},
                m.cdu_T_facility_return.data());
-  recorder.add({"cdu", "pump_dp", "Pa", "Pressure rise across the secondary pump", ids},
+  recorder.add({"cdu", "pump_dp", "Pa", "Pressure rise across the secondary pump", ids, kSample},
                m.cdu_pump_dp.data());
-  recorder.add({"cdu", "pump_P", "W", "Electrical power of the secondary pumps", ids},
+  recorder.add({"cdu", "pump_P", "W", "Electrical power of the secondary pumps", ids, kMean},
                m.cdu_pump_P.data());
   recorder.add({"cdu", "pump_P_hydraulic", "W",
-                "Hydraulic power of the secondary pumps (pressure rise x flow)", ids},
+                "Hydraulic power of the secondary pumps (pressure rise x flow)", ids, kMean},
                m.cdu_pump_P_hydraulic.data());
-  recorder.add({"cdu", "pumps_running", "1", "Secondary pumps running", ids},
+  recorder.add({"cdu", "pumps_running", "1", "Secondary pumps running", ids, kSample},
                m.cdu_pumps_running.data());
   if (m.facility) {
     const std::vector<std::string> none;
-    recorder.add({"facility", "T_supply", "K", "Facility water leaving the plant", none},
-                 &m.fac_T_supply);
-    recorder.add({"facility", "T_return", "K", "Facility water returning to the plant", none},
-                 &m.fac_T_return);
     recorder.add(
-        {"facility", "V_flow", "m3/s", "Facility water flow through the plant pumps", none},
+        {"facility", "T_supply", "K", "Facility water leaving the plant", none, kTemperature},
+        &m.fac_T_supply);
+    recorder.add(
+        {"facility", "T_return", "K", "Facility water returning to the plant", none, kTemperature},
+        &m.fac_T_return);
+    recorder.add(
+        {"facility", "V_flow", "m3/s", "Facility water flow through the plant pumps", none, kMean},
         &m.fac_V_flow);
-    recorder.add({"facility", "pump_P", "W", "Electrical power of the plant pumps", none},
+    recorder.add({"facility", "pump_P", "W", "Electrical power of the plant pumps", none, kMean},
                  &m.fac_pump_P);
-    recorder.add({"facility", "pump_speed", "1", "Plant pump speed", none}, &m.fac_pump_speed);
+    recorder.add({"facility", "pump_speed", "1", "Plant pump speed", none, kMean},
+                 &m.fac_pump_speed);
     recorder.add({"facility", "dp_remote", "Pa",
-                  "Differential pressure across the most remote CDU branch", none},
+                  "Differential pressure across the most remote CDU branch", none, kSample},
                  &m.fac_dp_remote);
-    recorder.add({"facility", "fan_P", "W", "Heat-rejection fan power", none}, &m.fac_fan_P);
-    recorder.add({"facility", "Q_flow_rejected", "W", "Heat rejected to outdoor air", none},
+    recorder.add({"facility", "fan_P", "W", "Heat-rejection fan power", none, kMean}, &m.fac_fan_P);
+    recorder.add({"facility", "Q_flow_rejected", "W", "Heat rejected to outdoor air", none, kMean},
                  &m.fac_Q_rejected);
-    recorder.add({"facility", "Q_flow_chiller", "W", "Heat removed by the trim chiller", none},
-                 &m.fac_chiller_Q);
-    recorder.add({"facility", "chiller_P", "W", "Electrical power of the trim chiller", none},
-                 &m.fac_chiller_P);
+    recorder.add(
+        {"facility", "Q_flow_chiller", "W", "Heat removed by the trim chiller", none, kMean},
+        &m.fac_chiller_Q);
+    recorder.add(
+        {"facility", "chiller_P", "W", "Electrical power of the trim chiller", none, kMean},
+        &m.fac_chiller_P);
     recorder.add({"facility", "V_flow_water_use", "m3/s",
                   "Make-up water (evaporation, drift, "
                   "blow-down)",
-                  none},
+                  none, kMean},
                  &m.fac_water_use);
-    recorder.add({"ambient", "T_dry_bulb", "K", "Outdoor dry-bulb temperature", none},
+    recorder.add({"ambient", "T_dry_bulb", "K", "Outdoor dry-bulb temperature", none, kTemperature},
                  &m.fac_T_dry_bulb);
-    recorder.add({"ambient", "T_wet_bulb", "K", "Outdoor wet-bulb temperature", none},
+    recorder.add({"ambient", "T_wet_bulb", "K", "Outdoor wet-bulb temperature", none, kTemperature},
                  &m.fac_T_wet_bulb);
   }
-  recorder.add({"room", "T_air", "K", "Room (hot aisle) air temperature", {}}, &m.room_T);
-  recorder.add({"room", "Q_flow_crah", "W", "Heat removed by the CRAH units", {}}, &m.Q_crah);
+  recorder.add({"room", "T_air", "K", "Room (hot aisle) air temperature", {}, kTemperature},
+               &m.room_T);
+  recorder.add({"room", "Q_flow_crah", "W", "Heat removed by the CRAH units", {}, kMean},
+               &m.Q_crah);
   recorder.add({"site",
                 "energy_balance_residual",
                 "J",
                 "Heat in - heat rejected - change in stored heat, since the start",
-                {}},
+                {},
+                kSample},
                &m.site_E_balance_residual);
 }
 

@@ -1,9 +1,10 @@
 #pragma once
 // The co-simulation clock. One macro step of length `step`:
 //   1. events due at or before the step's start are applied (in time order, then file order);
-//   2. the fast models (workload, electrical) advance in `substeps` sub-steps;
+//   2. the fast models (workload, electrical) advance in `substeps` sub-steps; after each the
+//      recorder integrates the fast models' mean channels (Aggregation::SubstepMean);
 //   3. the slow models (thermal) advance once with the step-averaged heat;
-//   4. the recorder samples when its interval is due.
+//   4. the recorder integrates the macro-step channels and records when its interval is due.
 #include <cstddef>
 #include <functional>
 #include <vector>

@@ -6,11 +6,23 @@
 //   /time                          float64 (samples,)            units "s"
 //   /<group>/ids                   variable-length UTF-8 strings (entities,)
 //   /<group>/<name>                float64 (samples, entities) or (samples,) for scalar channels,
-//                                  chunked, shuffle + deflate, attributes `units`, `description`
+//                                  chunked, shuffle + deflate, attributes `units`, `description`,
+//                                  `aggregation` and `interval`:
+//                                    "mean": the record at t_k is the time-weighted mean over
+//                                      (t_(k-1), t_k] (power, heat flow, flow, utilisation, speed),
+//                                      so sum(record_k * (t_k - t_(k-1))) is the energy or volume;
+//                                    "sample": the value at t_k (states, flags, counts, running
+//                                      totals; temperatures);
+//                                    "max": /<group>/<name>_max, same shape as its sampled
+//                                      sibling, the maximum over (t_(k-1), t_k] of the macro
+//                                      steps' values (temperatures).
+//                                  The record at t = 0 is the initial state (all kinds); a run
+//                                  ending between record times has a last record at its end.
 //   /scenario/text                 the scenario file as given (variable-length UTF-8 string)
 //   root attributes                program_version, site_name, scenario_path, seed, step_s,
 //                                  substeps, record_interval_s, duration_s, complete (0/1),
-//                                  summary_json (set when the run ends)
+//                                  record_convention (the rule above, as text), summary_json
+//                                  (set when the run ends)
 // All string attributes are variable-length UTF-8. The file is flushed every `flush_rows` samples
 // so a run killed part-way leaves a readable file with complete = 0. The file is written as
 // <path>.partial and renamed to <path> at the first flush.
@@ -42,6 +54,7 @@ struct DatasetInfo {
   std::string type;   // "float64", "string", ...
   std::string units;  // empty when absent
   std::string description;
+  std::string aggregation;  // "mean", "sample", "max"; empty when absent (ids, older files)
 };
 
 struct ResultFileInfo {

@@ -1,9 +1,19 @@
 #pragma once
-// Recorder channels: named, unit-carrying views of model state, sampled at a chosen interval and
-// handed to sinks (the HDF5 file, later VTK series and the GUI). A channel is a group (component
-// class, e.g. "gpu"), a name ("T_junction"), a unit, a description and its entities; it reads
-// `count` doubles from a pointer that stays valid for the whole run. Sampling copies into one
-// preallocated row: no allocation per sample.
+// Recorder channels: named, unit-carrying views of model state, recorded at a chosen interval and
+// handed to sinks (the HDF5 file, VTK series and the GUI). A channel is a group (component class,
+// e.g. "gpu"), a name ("T_junction"), a unit, a description, its entities and how it is
+// aggregated over a record interval; it reads `width()` doubles from a pointer that stays valid
+// for the whole run.
+//
+// Records are honest about time: a record at t_k of a Mean channel holds the time-weighted mean
+// over (t_(k-1), t_k], so means and energies from the file agree with the run's totals (an
+// instantaneous sample of a 4 s training iteration every 10 s would alias). Temperatures keep
+// the instantaneous value at t_k and add a sibling channel "<name>_max", the maximum of the
+// macro steps' values over (t_(k-1), t_k]. States, flags, counts and cumulative counters are the
+// instantaneous value at t_k. The record at t = 0 is the initial state (every kind). A run that
+// ends between two record times gets a last record at its end time.
+//
+// Every step adds into preallocated rows (one multiply-add per value, no allocation, no lookup).
 #include <cstddef>
 #include <span>
 #include <string>
@@ -12,6 +22,30 @@
 
 namespace racktwin::core {
 
+/// How a channel's values over a record interval become one record. Every declaration chooses:
+/// Undeclared is rejected when the recorder opens.
+enum class Aggregation {
+  Undeclared,
+  /// Time-weighted mean over the interval of what the source holds after each macro step, which
+  /// must be the macro step's own mean (slow models' step values, the electrical model's
+  /// macro-step means). Rates: power, heat flow, flow, utilisation, speed.
+  Mean,
+  /// Time-weighted mean over the interval of what the source holds after each sub-step of the
+  /// fast models, which must be that sub-step's mean (Recorder::accumulateSubstep). Rates of the
+  /// fast models (GPU power, rack power), which change inside a macro step.
+  SubstepMean,
+  /// The value at the record time: states, positions, flags, counts, cumulative counters.
+  Sample,
+  /// The value at the record time plus the sibling channel "<name>_max" (temperatures).
+  SampleAndMax,
+  /// The maximum over the interval of a SampleAndMax channel's macro-step values; the recorder
+  /// adds these siblings itself when it opens (not declarable).
+  Max,
+};
+
+/// "mean", "sample" or "max" (the HDF5 attribute `aggregation`); "undeclared" for Undeclared.
+const char* aggregationName(Aggregation aggregation) noexcept;
+
 struct ChannelInfo {
   std::string group;        // "gpu", "rack", "cdu", "site", ...
   std::string name;         // "T_junction"
@@ -19,6 +53,7 @@ struct ChannelInfo {
   std::string description;  // one sentence
   /// Entity ids of the columns; empty for a scalar channel (one value per sample, stored 1-D).
   std::vector<std::string> entity_ids;
+  Aggregation aggregation = Aggregation::Undeclared;
 
   std::size_t width() const noexcept { return entity_ids.empty() ? 1 : entity_ids.size(); }
 };
@@ -39,7 +74,9 @@ class RecorderSink {
  public:
   virtual ~RecorderSink() = default;
   virtual void open(const RunMetadata& metadata, const std::vector<ChannelInfo>& channels) = 0;
-  /// One sample: `row` holds every channel's values, channels in declaration order.
+  /// `channels` are the declared ones in declaration order followed by the "<name>_max"
+  /// siblings (Aggregation::Max) of the SampleAndMax channels in their order.
+  /// One record: `row` holds every channel's values, channels in the order given to open().
   virtual void append(double time, std::span<const double> row) = 0;
   /// Ends the file; `complete` is false when the run stopped early. summary_json may be empty.
   virtual void close(bool complete, std::string_view summary_json) = 0;
@@ -49,25 +86,53 @@ class Recorder {
  public:
   explicit Recorder(double interval) : interval_(interval) {}
 
-  /// Declares a channel reading `channel.width()` doubles from `data`.
+  /// Declares a channel reading `channel.width()` doubles from `data`. Its aggregation must be
+  /// declared (asserted at open()).
   void add(ChannelInfo channel, const double* data);
   void addSink(RecorderSink& sink) { sinks_.push_back(&sink); }
 
+  /// Adds the "<name>_max" siblings and opens the sinks.
   void open(const RunMetadata& metadata);
-  /// Samples when t has reached the next sample time (the first sample is taken at t = 0).
+  /// After each sub-step of the fast models, of length dt: integrates the SubstepMean channels.
+  /// A driver that never calls it gets those channels integrated over each step in sample().
+  void accumulateSubstep(double dt) noexcept;
+  /// Once at the start (the initial state is the first record) and after each macro step at the
+  /// time t it reached: integrates the Mean channels over the step since the previous call (its
+  /// length, so steps may vary), updates the maxima, and records when t has reached the next
+  /// record time.
   void sample(double t);
+  /// Records the interval begun since the last record first when `complete`, then closes the
+  /// sinks.
   void close(bool complete, std::string_view summary_json);
 
+  /// The declared channels; after open() followed by the "_max" siblings.
   const std::vector<ChannelInfo>& channels() const noexcept { return channels_; }
   std::size_t samplesTaken() const noexcept { return samples_; }
 
  private:
+  /// `count` contiguous values read from `source` into row/accumulator offset `offset`.
+  struct Span {
+    const double* source;
+    std::size_t offset;
+    std::size_t count;
+  };
+  void integrate(const std::vector<Span>& spans, double dt) noexcept;
+  void record(double t);
+
   double interval_;
   double next_ = 0.0;
   std::size_t samples_ = 0;
   std::vector<ChannelInfo> channels_;
   std::vector<const double*> sources_;
   std::vector<double> row_;
+  std::vector<double> sum_;  // time-weighted sums of the mean channels, row layout
+  std::vector<Span> mean_spans_, substep_spans_, sample_spans_, max_spans_;
+  double mean_time_ = 0.0;     // s, macro-step time integrated into sum_ since the last record
+  double substep_time_ = 0.0;  // s, sub-step time integrated since the last record
+  double substep_step_ = 0.0;  // s, sub-step time integrated since the last sample() call
+  bool max_fresh_ = true;      // the next macro step starts new maxima
+  double last_t_ = 0.0;        // s, time of the last sample() call
+  bool started_ = false;       // sample() has recorded the initial state
   std::vector<RecorderSink*> sinks_;
   bool open_ = false;
 };

@@ -132,7 +132,8 @@ class ElectricalModel final : public core::Model {
   /// The per-element, UPS, room and rack-storage recorder views from the solved tree.
   void publishTreeViews();
   /// The rack views only the recorder reads (macro-step means, PSU efficiency, feed currents,
-  /// utilisation and breaker states), from the sub-step of length dt just committed.
+  /// utilisation and breaker states), from the sub-step of length dt just committed (every
+  /// sub-step: the recorder integrates the rates over sub-steps).
   void publishRackViews(const core::SiteState& state, double dt);
   void computeRack(std::size_t r, double t, double dt, const core::SiteState& state);
   struct StepSums {
@@ -171,8 +172,7 @@ class ElectricalModel final : public core::Model {
   std::vector<double> rack_psu_efficiency_;
   std::vector<double> gpu_P_;  // also the scratch of the GPU powers in a tree step
   double site_P_it_ = 0.0;
-  double site_P_it_mean_ = 0.0;  // W, mean since the macro step began; with a tree these means
-                                 // and the efficiencies are set at its last sub-step only
+  double site_P_it_mean_ = 0.0;  // W, mean since the macro step began (every sub-step)
 
   CompensatedSum it_energy_;
   CompensatedSum psu_loss_energy_;
