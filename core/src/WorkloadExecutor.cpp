@@ -964,10 +964,11 @@ void WorkloadExecutor::train(std::size_t j, double t0, double t1, double speed,
       pos = end;
       continue;
     }
-    const double end = pos + (T - job.work) / speed;
+    // Communication is set by the network, not the GPU clocks: it runs at full speed.
+    const double end = pos + (T - job.work);
     if (end > t1) {
       split.communication += t1 - pos;
-      job.work = std::min(job.work + (t1 - pos) * speed, T);
+      job.work = std::min(job.work + (t1 - pos), T);
       return;
     }
     split.communication += end - pos;
@@ -978,12 +979,14 @@ void WorkloadExecutor::train(std::size_t j, double t0, double t1, double speed,
     job.iteration_start = pos;
     // Whole iterations that fit in the rest of the interval, in one go (sub-steps much longer
     // than an iteration cost O(1), not O(iterations)).
-    const double iteration_time = T / speed;
+    const double compute_time = Tc / speed;
+    const double communication_time = T - Tc;
+    const double iteration_time = compute_time + communication_time;
     double n = std::floor((t1 - pos) / iteration_time);
     if (n >= 1.0 && pos + n * iteration_time > t1) n -= 1.0;
     if (n >= 1.0) {
-      split.compute += n * (Tc / speed);
-      split.communication += n * ((T - Tc) / speed);
+      split.compute += n * compute_time;
+      split.communication += n * communication_time;
       job_iterations_[j] += n;
       job.period_sum += n * iteration_time;
       pos += n * iteration_time;

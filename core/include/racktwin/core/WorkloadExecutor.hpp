@@ -4,12 +4,16 @@
 //
 // A training job runs on all GPUs of its racks while active, in [start, start + duration). Each
 // iteration is a compute phase then a communication phase, compute_duration and
-// communication_duration long at full speed. Iteration progress advances at the speed of the
-// job's slowest GPU (min of SiteState::gpu_speed), so one slowed GPU paces the whole job. When
-// checkpoint_interval > 0, a checkpoint of checkpoint_duration starts every checkpoint_interval
-// seconds of wall-clock job time (at start + k * interval, k = 1, 2, ...); it pauses iteration
-// progress (an iteration in flight resumes where it stopped) and runs at checkpoint power. A
-// partial iteration at the job's end is not counted.
+// communication_duration long at full speed. The compute phase advances at the speed s of the
+// job's slowest GPU (min of SiteState::gpu_speed, and the power-limit speed below), so one slowed
+// GPU paces the whole job; the communication phase is set by the network, not the clocks, and
+// takes communication_duration at any s > 0: a throttled iteration lasts
+// compute_duration / s + communication_duration. At s = 0 (a GPU shut down) the job stalls in
+// whichever phase it is in. When checkpoint_interval > 0, a checkpoint of checkpoint_duration
+// starts every checkpoint_interval seconds of wall-clock job time (at start + k * interval,
+// k = 1, 2, ...); it is storage-bound, so it lasts checkpoint_duration whatever s; it pauses
+// iteration progress (an iteration in flight resumes where it stopped; its period includes the
+// checkpoint) and runs at checkpoint power. A partial iteration at the job's end is not counted.
 //
 // Demanded GPU power in a phase is max(P_idle, fraction * P_max), P_idle outside a job, and at
 // most throttled_power_fraction * P_max while the GPU is throttled. The demand written for a
