@@ -589,6 +589,8 @@ void WorkloadExecutor::initialize(SiteState& state) {
     job.saved_iterations = job.saved_period_sum = 0.0;
     job.failures = 0;
     job.uptime = 0.0;
+    job.unpowered = false;
+    job.power_restart = 0.0;
     if (!job.scheduled) drawFailure(job, job.start);
   }
   // Scheduled jobs wait (a window at +inf) until runScheduler places them.
@@ -777,6 +779,14 @@ void WorkloadExecutor::advance(double t, double dt, SiteState& state) {
     const bool active = t1 > job.start && t < job.end;
     job_racks_held_[j] = active ? static_cast<double>(job.rack_end - job.rack_begin) : 0.0;
     if (!active) continue;
+    // Power as the electrical model left it at the end of the last sub-step.
+    if (racksPowered(job.rack_begin, job.rack_end, state) == job.unpowered) {
+      if (job.unpowered) {
+        restorePower(jobs_[j], t);
+      } else {
+        losePower(j, t);
+      }
+    }
     const double speed = slowestSpeed(job.rack_begin, job.rack_end, job.compute_fraction, state);
     const Split split = runJob(j, t, t1, speed);
     addToRacks(job, split, span);
@@ -875,13 +885,8 @@ WorkloadExecutor::Split WorkloadExecutor::runJob(std::size_t j, double t0, doubl
     run.uptime += end - pos;
     pos = end;
     if (end == run.next_failure && end < run.end) {
-      // Back to the last checkpoint; the iteration in flight is lost too.
-      run.failures += 1;
-      job_iterations_[j] = run.saved_iterations;
-      run.period_sum = run.saved_period_sum;
-      run.work = 0.0;
+      failJob(j);
       run.restart_end = end + run.restart;
-      run.next_failure = kInf;
       if (!(run.restart > 0.0)) {
         run.origin = end;
         run.iteration_start = end;
@@ -894,6 +899,61 @@ WorkloadExecutor::Split WorkloadExecutor::runJob(std::size_t j, double t0, doubl
 
 void WorkloadExecutor::drawFailure(Job& job, double from) noexcept {
   job.next_failure = job.mtbf > 0.0 ? from - job.mtbf * std::log1p(-uniform(job.rng)) : kInf;
+}
+
+void WorkloadExecutor::failJob(std::size_t j) noexcept {
+  // Back to the last checkpoint; the iteration in flight is lost too.
+  Job& job = jobs_[j];
+  job.failures += 1;
+  job_iterations_[j] = job.saved_iterations;
+  job.period_sum = job.saved_period_sum;
+  job.work = 0.0;
+  job.next_failure = kInf;
+}
+
+bool WorkloadExecutor::racksPowered(std::uint32_t begin, std::uint32_t end,
+                                    const SiteState& state) const noexcept {
+  std::uint8_t all = 1;
+  for (std::uint32_t k = begin; k < end; ++k)
+    all &= state.rack_powered[job_racks_[k]] != 0 ? 1 : 0;
+  return all != 0;
+}
+
+void WorkloadExecutor::losePower(std::size_t j, double t) noexcept {
+  Job& job = jobs_[j];
+  job.unpowered = true;
+  if (!(t > job.start)) {
+    // Not started yet: it waits for power and then starts afresh, owing no restart.
+    job.power_restart = 0.0;
+  } else {
+    job.power_restart = job.restart;
+    // Running (outside a restart, paused or not): its processes die with the power. Within a
+    // restart there is nothing left to lose.
+    const double restart_end = job.paused ? job.restart_end_unpaused : job.restart_end;
+    if (!(restart_end > t)) failJob(j);
+  }
+  job.next_failure = kInf;
+  // Held like a pause: no progress until restorePower.
+  (job.paused ? job.restart_end_unpaused : job.restart_end) = kInf;
+}
+
+void WorkloadExecutor::restorePower(Job& job, double t) noexcept {
+  job.unpowered = false;
+  const double from = std::max(t, job.start);
+  const double end = from + job.power_restart;
+  if (job.paused) {
+    // ResumeJob finishes the restart (or starts the job afresh when it has ended).
+    job.restart_end_unpaused = end;
+    return;
+  }
+  job.restart_end = end;
+  if (!(job.power_restart > 0.0)) {
+    // No restart to wait for: the iteration and the checkpoint schedule start now (runJob does
+    // this at a restart's end).
+    job.origin = from;
+    job.iteration_start = from;
+    drawFailure(job, from);
+  }
 }
 
 void WorkloadExecutor::runSchedule(std::size_t j, double a, double b, double speed,
@@ -964,10 +1024,11 @@ void WorkloadExecutor::train(std::size_t j, double t0, double t1, double speed,
       pos = end;
       continue;
     }
-    const double end = pos + (T - job.work) / speed;
+    // Communication is set by the network, not the GPU clocks: it runs at full speed.
+    const double end = pos + (T - job.work);
     if (end > t1) {
       split.communication += t1 - pos;
-      job.work = std::min(job.work + (t1 - pos) * speed, T);
+      job.work = std::min(job.work + (t1 - pos), T);
       return;
     }
     split.communication += end - pos;
@@ -978,12 +1039,14 @@ void WorkloadExecutor::train(std::size_t j, double t0, double t1, double speed,
     job.iteration_start = pos;
     // Whole iterations that fit in the rest of the interval, in one go (sub-steps much longer
     // than an iteration cost O(1), not O(iterations)).
-    const double iteration_time = T / speed;
+    const double compute_time = Tc / speed;
+    const double communication_time = T - Tc;
+    const double iteration_time = compute_time + communication_time;
     double n = std::floor((t1 - pos) / iteration_time);
     if (n >= 1.0 && pos + n * iteration_time > t1) n -= 1.0;
     if (n >= 1.0) {
-      split.compute += n * (Tc / speed);
-      split.communication += n * ((T - Tc) / speed);
+      split.compute += n * compute_time;
+      split.communication += n * communication_time;
       job_iterations_[j] += n;
       job.period_sum += n * iteration_time;
       pos += n * iteration_time;

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -65,7 +66,8 @@ struct Run {
   std::vector<double> gpu_E, cpu_E;
 };
 
-/// Analytic GPU energy of `progress` seconds of training at full speed (phases Tc at Pc, Tm at Pm).
+/// Analytic GPU energy of `progress` seconds of training whose phases last Tc s at Pc and Tm s at
+/// Pm of wall-clock time.
 double trainingEnergy(double progress, double Tc, double Pc, double Tm, double Pm) {
   const double period = Tc + Tm;
   const double whole = std::floor(progress / period);
@@ -96,13 +98,15 @@ TEST_CASE("The slowest GPU sets the pace of the whole job", "[workload]") {
   r.state.gpu_speed[17] = 0.5;   // one GPU of the job's rack at half speed
   r.state.gpu_speed[100] = 0.1;  // a GPU of the other rack does not matter
   r.run(6000, 0.1);
-  // Half speed doubles the period: floor(600 / 8.2) = 73, half of the 146 at full speed.
-  CHECK(r.executor.jobIterations(0) == static_cast<std::uint64_t>(std::floor(600.0 * 0.5 / 4.1)));
-  CHECK(*r.executor.meanIterationPeriod() == Approx(2.0 * 4.1).epsilon(1e-9));
-  // Every GPU of the job runs the slowed phases; the compute share of time is unchanged, so the
-  // energy of 73 slowed iterations plus the part-done 74th is analytic.
+  // Half speed doubles the compute phase only (communication is set by the network):
+  // 3.3 / 0.5 + 0.8 = 7.4 s, floor(600 / 7.4) = 81 iterations.
+  const double period = 3.3 / 0.5 + 0.8;
+  CHECK(r.executor.jobIterations(0) == static_cast<std::uint64_t>(std::floor(600.0 / period)));
+  CHECK(*r.executor.meanIterationPeriod() == Approx(period).margin(1e-9));
+  // Every GPU of the job runs the 6.6 s compute and 0.8 s communication phases, so the energy of
+  // 81 iterations plus the 0.6 s of compute of the 82nd is analytic.
   const double Pc = 0.95 * kPmax, Pm = 0.4 * kPmax;
-  const double E = 2.0 * trainingEnergy(300.0, 3.3, Pc, 0.8, Pm);
+  const double E = trainingEnergy(600.0, 3.3 / 0.5, Pc, 0.8, Pm);
   CHECK(r.gpu_E[0] == Approx(E).epsilon(1e-9));
   CHECK(r.gpu_E[17] == Approx(E).epsilon(1e-9));
 }
@@ -319,11 +323,12 @@ TEST_CASE("A power cap below the compute power slows the job by the cube root of
   site.jobs.push_back(job("train", 0.0, 600.0, 3.3, 0.95, 0.8, 0.4));
   Run r(site);
   // Rack 0 capped at 0.95 x 1400 / 8 W per GPU: clocks (P ~ f^3) fall to half, so the job, set
-  // by its slowest GPU, runs at half speed: period 8.2 s.
+  // by its slowest GPU, computes at half speed: period 3.3 / 0.5 + 0.8 = 7.4 s (communication is
+  // set by the network).
   r.state.rack_gpu_P_limit[0] = 0.95 * kPmax / 8.0;
   r.state.rack_gpu_P_limit[1] = 0.5 * kPmax;  // the other rack is not in the job
   r.run(6000, 0.1);
-  CHECK(*r.executor.meanIterationPeriod() == Approx(2.0 * 4.1).epsilon(1e-9));
+  CHECK(*r.executor.meanIterationPeriod() == Approx(3.3 / 0.5 + 0.8).margin(1e-9));
   // A cap above the compute power changes nothing.
   core::SiteSpec site2 = test::gb300Site(2);
   site2.jobs.push_back(job("train", 0.0, 600.0, 3.3, 0.95, 0.8, 0.4));
@@ -331,4 +336,56 @@ TEST_CASE("A power cap below the compute power slows the job by the cube root of
   r2.state.rack_gpu_P_limit[0] = kPmax;
   r2.run(6000, 0.1);
   CHECK(*r2.executor.meanIterationPeriod() == Approx(4.1).epsilon(1e-9));
+}
+
+TEST_CASE("A slowed GPU stretches the compute phase only: period Tc / s + Tm, checkpoints not",
+          "[workload]") {
+  // Specified behaviour (issue 15, item 9): the clock sets the compute phase, the network the
+  // communication phase, storage the checkpoints. Both ways of slowing a GPU: the thermal
+  // model's speed (throttle) and a rack power limit below the compute power (P ~ f^3).
+  constexpr double Tc = 3.0, Tm = 1.0, fc = 0.9;
+  enum class Slow { Throttle, PowerLimit };
+  const auto slowed = [&](Slow how, double s, core::TrainingJobSpec spec) {
+    core::SiteSpec site = test::gb300Site(2);
+    site.jobs.push_back(std::move(spec));
+    auto r = std::make_unique<Run>(site);
+    if (how == Slow::Throttle) {
+      r->state.gpu_speed[5] = s;  // one GPU of the job's rack
+      r->state.gpu_throttled[5] = 1;
+    } else {
+      r->state.rack_gpu_P_limit[0] = s * s * s * fc * kPmax;
+    }
+    return r;
+  };
+  for (const Slow how : {Slow::Throttle, Slow::PowerLimit}) {
+    for (const double s : {0.8, 0.5, 0.3}) {
+      INFO((how == Slow::Throttle ? "throttled" : "power limit") << ", s = " << s);
+      // Without checkpoints: every iteration lasts Tc / s + Tm.
+      auto r = slowed(how, s, job("train", 0.0, 600.0, Tc, fc, Tm, 0.4));
+      r->run(7000, 0.1);
+      const double period = Tc / s + Tm;
+      REQUIRE(r->executor.meanIterationPeriod().has_value());
+      CHECK(std::abs(*r->executor.meanIterationPeriod() - period) < 1e-9);
+      CHECK(r->executor.jobIterations(0)
+            == static_cast<std::uint64_t>(std::floor(600.0 / period + 1e-9)));
+    }
+  }
+  for (const Slow how : {Slow::Throttle, Slow::PowerLimit}) {
+    INFO((how == Slow::Throttle ? "throttled" : "power limit") << ", with checkpoints");
+    // s = 1/2: 7 s iterations; checkpoints of D = 7 s at 70 s and 140 s (wall-clock schedule).
+    // Ten iterations end at 70 s; the 11th started at 70 s resumes at 77 s and ends at 84 s, the
+    // 19th at 140 s; then 154 s and 161 s: 21 iterations by 163 s, their periods summing to
+    // 161 s = 21 (Tc / s + Tm) + 2 D. A checkpoint slowed to D / s would leave 19.
+    constexpr double s = 0.5, D = 7.0;
+    core::TrainingJobSpec spec = job("train", 0.0, 1000.0, Tc, fc, Tm, 0.4);
+    spec.checkpoint_interval = 70.0;
+    spec.checkpoint_duration = D;
+    spec.checkpoint_power_fraction = 0.2;
+    auto r = slowed(how, s, spec);
+    r->run(326, 0.5);
+    CHECK(r->executor.jobIterations(0) == 21);
+    REQUIRE(r->executor.meanIterationPeriod().has_value());
+    CHECK(std::abs(*r->executor.meanIterationPeriod() - (21.0 * (Tc / s + Tm) + 2.0 * D) / 21.0)
+          < 1e-9);
+  }
 }

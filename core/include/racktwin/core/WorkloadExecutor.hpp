@@ -4,12 +4,16 @@
 //
 // A training job runs on all GPUs of its racks while active, in [start, start + duration). Each
 // iteration is a compute phase then a communication phase, compute_duration and
-// communication_duration long at full speed. Iteration progress advances at the speed of the
-// job's slowest GPU (min of SiteState::gpu_speed), so one slowed GPU paces the whole job. When
-// checkpoint_interval > 0, a checkpoint of checkpoint_duration starts every checkpoint_interval
-// seconds of wall-clock job time (at start + k * interval, k = 1, 2, ...); it pauses iteration
-// progress (an iteration in flight resumes where it stopped) and runs at checkpoint power. A
-// partial iteration at the job's end is not counted.
+// communication_duration long at full speed. The compute phase advances at the speed s of the
+// job's slowest GPU (min of SiteState::gpu_speed, and the power-limit speed below), so one slowed
+// GPU paces the whole job; the communication phase is set by the network, not the clocks, and
+// takes communication_duration at any s > 0: a throttled iteration lasts
+// compute_duration / s + communication_duration. At s = 0 (a GPU shut down) the job stalls in
+// whichever phase it is in. When checkpoint_interval > 0, a checkpoint of checkpoint_duration
+// starts every checkpoint_interval seconds of wall-clock job time (at start + k * interval,
+// k = 1, 2, ...); it is storage-bound, so it lasts checkpoint_duration whatever s; it pauses
+// iteration progress (an iteration in flight resumes where it stopped; its period includes the
+// checkpoint) and runs at checkpoint power. A partial iteration at the job's end is not counted.
 //
 // Demanded GPU power in a phase is max(P_idle, fraction * P_max), P_idle outside a job, and at
 // most throttled_power_fraction * P_max while the GPU is throttled. The demand written for a
@@ -28,6 +32,16 @@
 // to its last completed checkpoint (the iterations completed since are lost, the iteration in
 // flight restarts from zero), and the GPUs idle for restart_duration. After a restart the
 // checkpoint schedule starts again from the restart's end.
+//
+// Power loss (SiteState::rack_powered = 0 on a rack of a training job, fixed or scheduled alike):
+// seen at the next sub-step boundary, as the electrical model writes the flag after the workload
+// in each sub-step. A running job fails there as above (counted in failures, rolled back to its
+// last checkpoint) and its GPUs idle with no progress while any of its racks is unpowered; when
+// all have power again the restart (restart_duration) begins, then the checkpoint schedule and
+// the failure draws start from its end. A paused job loses its state as a running one does; a
+// loss during a restart is not a second failure (the restart runs again from the return of
+// power). A job whose racks have no power at its start waits for power, then starts without a
+// restart or a failure. The job's end stays where it was: time without power is lost to it.
 //
 // A replay job (ReplayJob.hpp) drives the GPUs of its racks with a recorded power trace: trace
 // GPU i drives the i-th GPU of the job's racks (in the order the racks are listed), cyclically.
@@ -176,6 +190,10 @@ class WorkloadExecutor final : public Model {
     double saved_period_sum = 0.0;
     std::uint64_t failures = 0;
     double uptime = 0.0;  // s
+    // Power loss: while a rack of the job is unpowered the job is held like a restart without
+    // end; power_restart is the restart it owes when power returns (0 when it had not started).
+    bool unpowered = false;
+    double power_restart = 0.0;  // s
   };
   /// Time a job spent in each phase within one interval, s.
   struct Split {
@@ -211,6 +229,15 @@ class WorkloadExecutor final : public Model {
   Split runJob(std::size_t j, double t0, double t1, double speed) noexcept;
   void runSchedule(std::size_t j, double a, double b, double speed, Split& split) noexcept;
   void drawFailure(Job& job, double from) noexcept;
+  /// A failure of job j now: back to its last completed checkpoint, no failure drawn until its
+  /// restart ends.
+  void failJob(std::size_t j) noexcept;
+  /// Whether every rack of job_racks_[begin, end) has power (SiteState::rack_powered).
+  bool racksPowered(std::uint32_t begin, std::uint32_t end, const SiteState& state) const noexcept;
+  /// A rack of job j lost power, seen at the sub-step boundary t: a failure if it was running.
+  void losePower(std::size_t j, double t) noexcept;
+  /// Every rack of the job has power again at the sub-step boundary t: its restart begins.
+  void restorePower(Job& job, double t) noexcept;
   /// Whole racks for a scheduled job of `gpus` GPUs; throws std::invalid_argument (naming the
   /// job) when the racks differ in GPU count or the GPUs do not fill whole racks of the site.
   std::uint32_t scheduledRacks(const std::string& what, std::uint32_t gpus) const;
