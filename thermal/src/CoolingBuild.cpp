@@ -398,6 +398,14 @@ void CoolingModel::Impl::finishLoop(Loop& loop, const core::SiteSpec& site,
   loop.in_fill.assign(n_nodes, 0);
   loop.out_fill.assign(n_nodes, 0);
   loop.direction.assign(n_links, 2);  // no pattern yet
+  {
+    const std::size_t n_loop_dies = loop.die_end - loop.die_begin;
+    loop.plate_cell_begin.assign(n_loop_dies, 0);
+    loop.plate_cell_end.assign(n_loop_dies, 0);
+    loop.plate_up.assign(n_loop_dies, 0);
+    loop.plate_C_flow.assign(n_loop_dies, 0.0);
+    loop.plate_C_cells.assign(n_loop_dies, 0.0);
+  }
   if (m == 1) {
     Loop::SingleSweep& single = loop.single;
     const std::size_t n_cells = loop.cell_end - loop.cell_begin;

@@ -148,6 +148,11 @@ struct CoolingModel::Impl {
     std::vector<std::uint32_t> still_links;  // cached: links that carry no flow
     double E_stored = 0.0;  // J above 0 degC in the loop's cells and dies, from the last sweep
     double E_audit = 0.0;   // E_stored at the last audit (CoolingAudit.cpp)
+    // Per die of the loop, cached with the flows for the audit: its plate's cells [begin, end),
+    // inlet node, capacity rate and cells' heat capacity.
+    std::vector<std::uint32_t> plate_cell_begin, plate_cell_end;
+    std::vector<Index> plate_up;
+    std::vector<double> plate_C_flow, plate_C_cells;
     double cache_dt = -1.0;
     std::uint64_t version = 0, cache_version = ~std::uint64_t{0};  // hydraulic solves
     std::vector<double> x;                                         // the m suction temperatures

@@ -207,6 +207,20 @@ void CoolingModel::Impl::refreshSweepFactors(Loop& loop, double dt) {
   for (Index l = 0; l < loop.links.size(); ++l) {
     if (loop.C_link[l] == 0.0) loop.still_links.push_back(l);
   }
+  // The audit's view of each plate (CoolingAudit.cpp), contiguous per die.
+  for (std::uint32_t d = loop.die_begin; d < loop.die_end; ++d) {
+    const std::size_t k = d - loop.die_begin;
+    const Index l = dies[d].link;
+    const Link& link = loop.links[l];
+    loop.plate_cell_begin[k] = link.cell_begin;
+    loop.plate_cell_end[k] = link.cell_end;
+    loop.plate_up[k] = loop.link_up[l];
+    loop.plate_C_flow[k] = loop.C_link[l];
+    double C = 0.0;
+    for (std::uint32_t c = link.cell_begin; c < link.cell_end; ++c)
+      C += cell_C[c];
+    loop.plate_C_cells[k] = C;
+  }
   loop.cache_dt = dt;
   loop.cache_version = loop.version;
 }
