@@ -553,6 +553,16 @@ void ElectricalModel::summarise(core::Summary& summary) const {
                "Dominant oscillation of facility power (FFT)", "Hz", 1.0, 0.0});
   summary.add({"facility_power_dominant_amplitude_W", peak(peak_.amplitude),
                "Amplitude of that oscillation", "kW", 1e-3, 0.0});
+  {
+    // Energy the site drew from its own storage (UPS batteries, rack energy storage): with the
+    // utility lost, the batteries carry the load, and a PUE from the tree's input alone falls
+    // below 1.
+    double stored = storage_change_.value();
+    if (dist_) stored += dist_->batteryEnergyChange();
+    summary.add({"electrical_storage_energy_change_J", stored,
+                 "Energy stored in UPS batteries and rack storage (change)", "kWh",
+                 1.0 / kJoulePerKilowattHour, 0.0});
+  }
   summary.add(core::SummaryItem{"facility_electrical_energy_J", facilityEnergy(),
                                 "Facility electrical energy (input of the power tree)", "kWh",
                                 1.0 / kJoulePerKilowattHour, 0.0});

@@ -99,12 +99,21 @@ core::Summary Twin::finish(bool complete) {
   // Facility energy: what the power tree draws (IT plus distribution losses above the racks;
   // IT alone without a modelled tree) plus the cooling equipment.
   const double it = summary.value("it_energy_J").value_or(0.0);
-  const double supply = find("facility_electrical_energy_J").value_or(it);
+  // What the site drew: the tree's input plus what its batteries and rack storage gave up.
+  const double supply = find("facility_electrical_energy_J").value_or(it)
+                        - find("electrical_storage_energy_change_J").value_or(0.0);
   const double cooling = summary.value("cooling_energy_J").value_or(0.0);
-  summary.add({"facility_energy_J", supply + cooling, "Facility energy (power tree + cooling)",
-               "kWh", 1.0 / 3.6e6, 0.0});
+  summary.add({"facility_energy_J", supply + cooling,
+               "Facility energy (power tree + storage drawn + cooling)", "kWh", 1.0 / 3.6e6, 0.0});
+  // Energy conservation across the models: the site cannot draw less than its IT load uses.
+  if (it > 0.0 && supply + cooling < it * (1.0 - 1e-9)) {
+    throw core::RuntimeError("site energy audit failed: facility energy "
+                             + std::to_string(supply + cooling) + " J is below the IT energy "
+                             + std::to_string(it)
+                             + " J (PUE below 1): an energy flow is not accounted for");
+  }
   summary.add({"pue", it > 0.0 ? std::optional<double>((supply + cooling) / it) : std::nullopt,
-               "PUE (power tree input + modelled cooling) / IT", "", 1.0, 0.0});
+               "PUE (power tree input + storage drawn + modelled cooling) / IT", "", 1.0, 0.0});
   // Water usage effectiveness (The Green Grid): site water in litres per kWh of IT energy; null
   // when the scenario models no facility plant (no water use is known).
   const std::optional<double> water = find("water_use_m3");

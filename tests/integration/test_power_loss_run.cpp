@@ -51,4 +51,16 @@ TEST_CASE("Training stops when its GPUs lose power and restarts after the utilit
   CHECK(iterations >= std::floor((end - t[last_dark + 1] - job.restart_duration) / period) - 1.0);
   // Fewer than the job would do with power throughout: duration / period.
   CHECK(iterations < std::floor(job.duration / period));
+
+  // The UPS batteries carried the site while neither utility nor generator could: the energy
+  // they gave up is facility energy, so PUE stays above 1 (from the tree's input alone it was
+  // 0.50). Facility energy = tree input - change of stored energy + cooling.
+  const double stored = s.at("electrical_storage_energy_change_J").get<double>();
+  CHECK(stored < 0.0);
+  const double facility = s.at("facility_electrical_energy_J").get<double>() - stored
+                          + s.at("cooling_energy_J").get<double>();
+  CHECK(s.at("facility_energy_J").get<double>() == Approx(facility).epsilon(1e-12));
+  CHECK(s.at("pue").get<double>() > 1.0);
+  CHECK(s.at("pue").get<double>()
+        == Approx(facility / s.at("it_energy_J").get<double>()).epsilon(1e-12));
 }
