@@ -362,6 +362,7 @@ void CoolingModel::Impl::finishLoop(Loop& loop, const core::SiteSpec& site,
     unit.hx = CounterFlowHeatExchanger::fromRating(cdu.Q_flow_nominal, C_secondary_nominal,
                                                    unit.facility_C_nominal, cdu.approach_nominal);
     unit.pump_speed = cdu.pump.speed;
+    unit.pump_drive.tau = CriticallyDampedFilter::timeConstant(cdu.pump_rise_time);
     unit.pumps_running = cdu.pumps_duty;
     unit.pumps_healthy = cdu.pumps_installed;
     unit.T_facility_supply = site.facility.T_supply;

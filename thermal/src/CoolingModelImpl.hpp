@@ -19,6 +19,7 @@
 #include "racktwin/core/FlowNetwork.hpp"
 #include "racktwin/core/SiteSpec.hpp"
 #include "racktwin/core/SiteState.hpp"
+#include "racktwin/thermal/ActuatorFilter.hpp"
 #include "racktwin/thermal/Coolant.hpp"
 #include "racktwin/thermal/CoolingModel.hpp"
 #include "racktwin/thermal/FacilityLoop.hpp"
@@ -91,6 +92,10 @@ struct CoolingModel::Impl {
     // Pump speed PI on the least favoured rack's dp (CduSpec::pump_dp_set > 0): the integral,
     // and the speed of the last hydraulic solve.
     double pump_integral = 0.0, pump_speed_solved = 0.0;
+    // The drive: pump_speed is the filter's output, following pump_command (the PI's output or
+    // the data's / an event's speed) with the CDU's rise time.
+    double pump_command = 0.0;
+    CriticallyDampedFilter pump_drive;
     bool valve_stuck = false;  // a stuck valve holds its opening
     double T_facility_supply = 0.0;
     double T_supply_set = 0.0;        // K, may change by event
