@@ -992,9 +992,9 @@ std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegi
   if (list.size() == 0) r.fail("cdus", "expected at least one CDU");
   std::vector<core::CduSpec> cdus;
   for (std::size_t i = 0; i < list.size(); ++i) {
-    const MapReader m =
-        list.map(i, {"id", "type", "supply_temperature_setpoint", "pump_speed", "pumps_installed",
-                     "headers", "pump_control", "pump_rise_time"});
+    const MapReader m = list.map(
+        i, {"id", "type", "supply_temperature_setpoint", "pump_speed", "pumps_installed", "headers",
+            "pump_control", "pump_rise_time", "facility_differential_pressure"});
     const core::ComponentId id = m.id("id");
     ids.add(id.str(), "CDU", m, "id");
     core::CduSpec c = lib.cdu(m, "type");
@@ -1022,6 +1022,23 @@ std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegi
     c.pumps_installed = installed;
     c.pump_rise_time =
         m.quantityOr("pump_rise_time", Dimension::Time, c.pump_rise_time, Check::NonNegative);
+    // Facility water as a boundary: the supply - return dp across the CDU that drives the flow
+    // through its facility valve and exchanger (default: nominal flow at full opening).
+    if (m.has("facility_differential_pressure")) {
+      if (facility_loop) {
+        m.fail("facility_differential_pressure",
+               "applies only when facility water is a boundary; with facility_water.loop the "
+               "loop's pumps and mains set each CDU's differential pressure");
+      }
+      if (!(c.facility_valve.A_v > 0.0)) {
+        m.fail("facility_differential_pressure",
+               "CDU type '" + c.type + "' has no facility_side (valve and exchanger pressure "
+                   + "drop) in its data file " + lib.cduDataFile(c.type)
+                   + ", so no pressure difference can set its facility flow");
+      }
+      c.facility_dp_boundary =
+          m.quantity("facility_differential_pressure", Dimension::Pressure, Check::Positive);
+    }
     c.headers = readHeaders(m);
     // Optional secondary pump speed PI on the least favoured rack's manifold dp.
     if (const auto pc =

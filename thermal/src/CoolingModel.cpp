@@ -658,6 +658,14 @@ void CoolingModel::summarise(core::Summary& summary) const {
                d.system_curve_exponent > 0.0 ? std::optional<double>(d.system_curve_exponent)
                                              : std::nullopt,
                "System curve exponent n, dp = k V^n (design, highest-head CDU)", "", 1.0, 0.0});
+  // The facility valves' authority (boundary facility water with valve data), lowest over CDUs.
+  std::optional<double> authority;
+  for (const Impl::Unit& unit : m.units) {
+    if (unit.facility_branch)
+      authority = std::min(authority.value_or(1.0), unit.facility_branch->authority());
+  }
+  summary.add({"facility_valve_authority_min", authority,
+               "Facility valve authority at nominal flow, lowest CDU", "", 1.0, 0.0});
   summary.add({"rack_dp_available_min_Pa", d.rack_dp_min,
                "Manifold dp, least favoured rack (design)", "kPa", 1e-3, 0.0});
   summary.add(
@@ -740,6 +748,17 @@ std::span<const double> CoolingModel::rackDifferentialPressures() const {
 }
 double CoolingModel::cduValveOpening(std::size_t cdu) const {
   return impl_->units.at(cdu).valve_opening;
+}
+double CoolingModel::cduFacilityFlow(std::size_t cdu) const {
+  return impl_->units.at(cdu).V_facility;
+}
+std::optional<double> CoolingModel::cduValveAuthority(std::size_t cdu) const {
+  const auto& branch = impl_->units.at(cdu).facility_branch;
+  return branch ? std::optional<double>(branch->authority()) : std::nullopt;
+}
+std::optional<double> CoolingModel::cduFacilityBoundaryDp(std::size_t cdu) const {
+  const auto& branch = impl_->units.at(cdu).facility_branch;
+  return branch ? std::optional<double>(branch->boundaryDifferentialPressure()) : std::nullopt;
 }
 double CoolingModel::cduPumpSpeed(std::size_t cdu) const {
   return impl_->units.at(cdu).pump_speed;

@@ -23,6 +23,7 @@
 #include "racktwin/thermal/Coolant.hpp"
 #include "racktwin/thermal/CoolingModel.hpp"
 #include "racktwin/thermal/FacilityLoop.hpp"
+#include "racktwin/thermal/FacilityValveBranch.hpp"
 #include "racktwin/thermal/HeatExchanger.hpp"
 #include "racktwin/thermal/Hydraulics.hpp"
 
@@ -100,6 +101,10 @@ struct CoolingModel::Impl {
     double T_facility_supply = 0.0;
     double T_supply_set = 0.0;        // K, may change by event
     double facility_C_nominal = 0.0;  // W/K at a fully open valve
+    // Facility water as a boundary, with valve data: the valve and exchanger primary side in
+    // series across the boundary's dp set the flow. Without valve data the flow is nominal x
+    // opening.
+    std::optional<FacilityValveBranch> facility_branch;
     // Facility side of the exchanger during the step being swept.
     double C_facility = 0.0, G_hx = 0.0;
     // Outputs of the last step.
@@ -190,7 +195,7 @@ struct CoolingModel::Impl {
   std::vector<Loop> loops;
 
   // ---- Facility water: a modelled loop (its plant, pumps, valves and mains), or a boundary
-  // condition (a fixed supply temperature, flow proportional to the valve opening). ----
+  // condition (a fixed supply temperature and dp across each CDU, Unit::facility_branch). ----
   std::unique_ptr<FacilityLoop> facility;
   std::vector<double> facility_Q_cdu;  // W per CDU into facility water, this cycle
   double E_facility_stored_initial = 0.0;

@@ -222,6 +222,10 @@ struct CduSpec {
   /// a 2nd-order critically damped filter reaching 99.6 % of a step after this time (Modelica
   /// Buildings' movers, riseTime). 0: at once.
   double pump_rise_time = 0.0;  // s
+  /// Without a facility loop, with facility_valve data: the facility supply - return pressure
+  /// difference across the CDU, which drives the flow through the valve and the exchanger's
+  /// primary side. <= 0: the one that passes facility_V_flow_nominal at full opening.
+  double facility_dp_boundary = 0.0;  // Pa
 };
 
 /// Several CDUs sharing one secondary ring main. `taps` lists CDU and rack ids in their order
