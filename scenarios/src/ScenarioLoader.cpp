@@ -557,7 +557,7 @@ class DataLibrary {
     }
     const MapReader pump =
         r.map("pump", {"shutoff_pressure", "max_flow", "speed", "efficiency", "volume", "installed",
-                       "duty", "standby_switchover_time"});
+                       "duty", "standby_switchover_time", "rise_time"});
     c.pump.dp_shutoff = pump.quantity("shutoff_pressure", Dimension::Pressure, Check::Positive);
     c.pump.V_flow_max = pump.quantity("max_flow", Dimension::VolumeFlow, Check::Positive);
     c.pump.speed = pump.quantity("speed", Dimension::Dimensionless, Check::PositiveFraction);
@@ -565,6 +565,7 @@ class DataLibrary {
         pump.quantity("efficiency", Dimension::Dimensionless, Check::PositiveFraction);
     c.pump.volume = pump.quantity("volume", Dimension::Volume, Check::Positive);
     readPumpCounts(pump, c.pumps_installed, c.pumps_duty, c.standby_switchover_time);
+    c.pump_rise_time = pump.quantity("rise_time", Dimension::Time, Check::NonNegative);
     pump.finish();
     c.T_supply_set = r.quantity("supply_temperature_setpoint", Dimension::Temperature);
     const MapReader valve = r.map(
@@ -991,8 +992,9 @@ std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegi
   if (list.size() == 0) r.fail("cdus", "expected at least one CDU");
   std::vector<core::CduSpec> cdus;
   for (std::size_t i = 0; i < list.size(); ++i) {
-    const MapReader m = list.map(i, {"id", "type", "supply_temperature_setpoint", "pump_speed",
-                                     "pumps_installed", "headers", "pump_control"});
+    const MapReader m = list.map(
+        i, {"id", "type", "supply_temperature_setpoint", "pump_speed", "pumps_installed", "headers",
+            "pump_control", "pump_rise_time", "facility_differential_pressure"});
     const core::ComponentId id = m.id("id");
     ids.add(id.str(), "CDU", m, "id");
     core::CduSpec c = lib.cdu(m, "type");
@@ -1018,14 +1020,39 @@ std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegi
                                       "add one to a copy of its data file");
     }
     c.pumps_installed = installed;
+    c.pump_rise_time =
+        m.quantityOr("pump_rise_time", Dimension::Time, c.pump_rise_time, Check::NonNegative);
+    // Facility water as a boundary: the supply - return dp across the CDU that drives the flow
+    // through its facility valve and exchanger (default: nominal flow at full opening).
+    if (m.has("facility_differential_pressure")) {
+      if (facility_loop) {
+        m.fail("facility_differential_pressure",
+               "applies only when facility water is a boundary; with facility_water.loop the "
+               "loop's pumps and mains set each CDU's differential pressure");
+      }
+      if (!(c.facility_valve.A_v > 0.0)) {
+        m.fail("facility_differential_pressure",
+               "CDU type '" + c.type + "' has no facility_side (valve and exchanger pressure "
+                   + "drop) in its data file " + lib.cduDataFile(c.type)
+                   + ", so no pressure difference can set its facility flow");
+      }
+      c.facility_dp_boundary =
+          m.quantity("facility_differential_pressure", Dimension::Pressure, Check::Positive);
+    }
     c.headers = readHeaders(m);
     // Optional secondary pump speed PI on the least favoured rack's manifold dp.
     if (const auto pc =
             m.optionalMap("pump_control", {"differential_pressure", "proportional_gain_per_kPa",
                                            "integral_time", "minimum_speed"})) {
       c.pump_dp_set = pc->quantity("differential_pressure", Dimension::Pressure, Check::Positive);
-      c.pump_dp_gain = pc->number("proportional_gain_per_kPa", Check::Positive) / 1000.0;
-      c.pump_dp_integral_time = pc->quantity("integral_time", Dimension::Time, Check::Positive);
+      // Default gains: those of Modelica Buildings' CDU example (1/60 per kPa, Ti = 120 s),
+      // which settle with the drive's rise time in the loop.
+      c.pump_dp_gain = (pc->has("proportional_gain_per_kPa")
+                            ? pc->number("proportional_gain_per_kPa", Check::Positive)
+                            : 1.0 / 60.0)
+                       / 1000.0;
+      c.pump_dp_integral_time =
+          pc->quantityOr("integral_time", Dimension::Time, 120.0, Check::Positive);
       c.pump_speed_min =
           pc->quantity("minimum_speed", Dimension::Dimensionless, Check::PositiveFraction);
       pc->finish();

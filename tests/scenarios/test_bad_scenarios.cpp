@@ -592,3 +592,28 @@ TEST_CASE("A CDU's pump_control maps to the pump dp PI in SI", "[scenarios]") {
                      "proportional_gain_per_kPa: 0.002, integral_time: 30 s, minimum_speed: 0 %}\n",
                      "pump_control", "cdus[0].pump_control.minimum_speed", {"must be"});
 }
+
+TEST_CASE("A CDU's drive rise time and facility dp come from its data, overridden per CDU",
+          "[scenarios]") {
+  const auto base = loadScenarioFromString(kBase, kInline, sourcePath("data"));
+  CHECK(base.cdus[0].pump_rise_time == Approx(30.0).epsilon(1e-12));  // inrack-250kw.yaml
+  CHECK(base.cdus[0].facility_dp_boundary == 0.0);  // the default: nominal flow at full opening
+  const std::string text = replaced(
+      kBase, "    type: inrack-250kw\n",
+      "    type: inrack-250kw\n    pump_rise_time: 0.2 min\n    facility_differential_pressure: "
+      "0.9 bar\n    pump_control: {differential_pressure: 80 kPa, minimum_speed: 30 %}\n");
+  const auto site = loadScenarioFromString(text, kInline, sourcePath("data"));
+  const auto& c = site.cdus[0];
+  CHECK(c.pump_rise_time == Approx(12.0).epsilon(1e-12));
+  CHECK(c.facility_dp_boundary == Approx(90e3).epsilon(1e-12));
+  // pump_control without gains: Buildings' CDU example, 1/60 per kPa and 120 s.
+  CHECK(c.pump_dp_gain == Approx(1.0 / 60e3).epsilon(1e-12));
+  CHECK(c.pump_dp_integral_time == Approx(120.0).epsilon(1e-12));
+  requireInlineError("    type: inrack-250kw\n",
+                     "    type: inrack-250kw\n    pump_rise_time: -1 s\n", "pump_rise_time",
+                     "cdus[0].pump_rise_time", {"must be"});
+  requireInlineError("    type: inrack-250kw\n",
+                     "    type: inrack-250kw\n    facility_differential_pressure: 0 kPa\n",
+                     "facility_differential_pressure", "cdus[0].facility_differential_pressure",
+                     {"must be"});
+}

@@ -359,10 +359,16 @@ void CoolingModel::Impl::finishLoop(Loop& loop, const core::SiteSpec& site,
     const core::CduSpec& cdu = *unit.cdu;
     unit.T_supply_set = cdu.T_supply_set;
     unit.facility_C_nominal = cdu.facility_V_flow_nominal * water.rho * water.cp;
+    if (!site.facility.loop.present && cdu.facility_valve.A_v > 0.0) {
+      unit.facility_branch.emplace(cdu.facility_valve, cdu.hx_facility_dp,
+                                   cdu.facility_V_flow_nominal, cdu.facility_dp_boundary,
+                                   FluidState{water.rho, water.mu});
+    }
     const double C_secondary_nominal = cdu.secondary_V_flow_nominal * props.rho * props.cp;
     unit.hx = CounterFlowHeatExchanger::fromRating(cdu.Q_flow_nominal, C_secondary_nominal,
                                                    unit.facility_C_nominal, cdu.approach_nominal);
     unit.pump_speed = cdu.pump.speed;
+    unit.pump_drive.tau = CriticallyDampedFilter::timeConstant(cdu.pump_rise_time);
     unit.pumps_running = cdu.pumps_duty;
     unit.pumps_healthy = cdu.pumps_installed;
     unit.T_facility_supply = site.facility.T_supply;

@@ -94,20 +94,27 @@ void CoolingModel::Impl::controlValve(Unit& unit, double dt) {
 
 void CoolingModel::Impl::controlPump(Unit& unit, double dt) {
   const core::CduSpec& cdu = *unit.cdu;
-  if (cdu.pump_dp_set <= 0.0 || unit.pumps_running == 0) return;
+  if (unit.pumps_running == 0) return;
   Loop& loop = loops[unit.loop];
-  // The dp now, from the last solve by the affinity laws (dp ~ speed^2 on a fixed system), so
-  // the re-solve threshold below is no dead band for the controller to cycle in.
-  const double ratio = unit.pump_speed / std::max(unit.pump_speed_solved, 1e-9);
-  const double dp = loop.rack_dp_min * ratio * ratio;
-  const double error = cdu.pump_dp_set - dp;  // too little dp: speed up
-  const double proportional = cdu.pump_dp_gain * error;
-  const double integral_rate = cdu.pump_dp_gain / cdu.pump_dp_integral_time * error;
-  const double wanted = proportional + unit.pump_integral + integral_rate * dt;
-  const bool saturated =
-      (wanted > 1.0 && error > 0.0) || (wanted < cdu.pump_speed_min && error < 0.0);
-  if (!saturated) unit.pump_integral += integral_rate * dt;
-  unit.pump_speed = std::clamp(proportional + unit.pump_integral, cdu.pump_speed_min, 1.0);
+  if (cdu.pump_dp_set > 0.0) {
+    // The dp now, from the last solve by the affinity laws (dp ~ speed^2 on a fixed system) at
+    // the drive's actual speed, so the re-solve threshold below is no dead band for the
+    // controller to cycle in, and the drive's lag is inside the loop the PI closes.
+    const double ratio = unit.pump_speed / std::max(unit.pump_speed_solved, 1e-9);
+    const double dp = loop.rack_dp_min * ratio * ratio;
+    const double error = cdu.pump_dp_set - dp;  // too little dp: speed up
+    const double proportional = cdu.pump_dp_gain * error;
+    const double integral_rate = cdu.pump_dp_gain / cdu.pump_dp_integral_time * error;
+    const double wanted = proportional + unit.pump_integral + integral_rate * dt;
+    // Anti-windup: the integral does not grow while the command is saturated that way.
+    const bool saturated =
+        (wanted > 1.0 && error > 0.0) || (wanted < cdu.pump_speed_min && error < 0.0);
+    if (!saturated) unit.pump_integral += integral_rate * dt;
+    unit.pump_command = std::clamp(proportional + unit.pump_integral, cdu.pump_speed_min, 1.0);
+  }
+  // The drive follows the command with its rise time; a settled drive does not move.
+  if (unit.pump_speed != unit.pump_command || unit.pump_drive.stage != unit.pump_command)
+    unit.pump_speed = unit.pump_drive.advance(unit.pump_command, dt);
   // Solve again once the speed has moved a tenth of a percent: dp then lags by at most ~0.2 %.
   if (std::abs(unit.pump_speed - unit.pump_speed_solved) > 1e-3) solveHydraulics(loop);
 }
@@ -303,6 +310,8 @@ void CoolingModel::initialize(core::SiteState& state) {
       unit.valve_opening = 0.5;
       unit.valve_integral = 0.5;
       unit.pump_integral = unit.pump_speed;  // the dp PI starts from the data's speed
+      unit.pump_command = unit.pump_speed;   // the drive at rest at that speed
+      unit.pump_drive.reset(unit.pump_speed);
     }
   }
   m.room_T = m.room.T_supply_air;
@@ -516,9 +525,14 @@ bool CoolingModel::Impl::applyEvent(const core::EventSpec& event) {
         if (event.kind == core::EventKind::SetSupplySetpoint) {
           unit.T_supply_set = event.value;
         } else if (event.kind == core::EventKind::SetPumpSpeed) {
-          unit.pump_speed = event.value;
+          // The drive ramps to the new speed with its rise time (at once without one).
+          unit.pump_command = event.value;
           unit.pump_integral = event.value;  // a dp PI goes on from the new speed
-          m.solveHydraulics(m.loops[unit.loop]);
+          if (unit.pump_drive.tau <= 0.0) {
+            unit.pump_speed = event.value;
+            unit.pump_drive.reset(event.value);
+            m.solveHydraulics(m.loops[unit.loop]);
+          }
         } else if (unit.pumps_running > 0) {
           // A duty pump trips for good. A healthy pump that is not running (a standby) starts
           // after the switch-over time; meanwhile the CDU runs on the remaining duty pumps.
@@ -719,6 +733,14 @@ void CoolingModel::summarise(core::Summary& summary) const {
                d.system_curve_exponent > 0.0 ? std::optional<double>(d.system_curve_exponent)
                                              : std::nullopt,
                "System curve exponent n, dp = k V^n (design, highest-head CDU)", "", 1.0, 0.0});
+  // The facility valves' authority (boundary facility water with valve data), lowest over CDUs.
+  std::optional<double> authority;
+  for (const Impl::Unit& unit : m.units) {
+    if (unit.facility_branch)
+      authority = std::min(authority.value_or(1.0), unit.facility_branch->authority());
+  }
+  summary.add({"facility_valve_authority_min", authority,
+               "Facility valve authority at nominal flow, lowest CDU", "", 1.0, 0.0});
   summary.add({"rack_dp_available_min_Pa", d.rack_dp_min,
                "Manifold dp, least favoured rack (design)", "kPa", 1e-3, 0.0});
   summary.add(
@@ -805,6 +827,17 @@ std::span<const double> CoolingModel::rackDifferentialPressures() const {
 }
 double CoolingModel::cduValveOpening(std::size_t cdu) const {
   return impl_->units.at(cdu).valve_opening;
+}
+double CoolingModel::cduFacilityFlow(std::size_t cdu) const {
+  return impl_->units.at(cdu).V_facility;
+}
+std::optional<double> CoolingModel::cduValveAuthority(std::size_t cdu) const {
+  const auto& branch = impl_->units.at(cdu).facility_branch;
+  return branch ? std::optional<double>(branch->authority()) : std::nullopt;
+}
+std::optional<double> CoolingModel::cduFacilityBoundaryDp(std::size_t cdu) const {
+  const auto& branch = impl_->units.at(cdu).facility_branch;
+  return branch ? std::optional<double>(branch->boundaryDifferentialPressure()) : std::nullopt;
 }
 double CoolingModel::cduPumpSpeed(std::size_t cdu) const {
   return impl_->units.at(cdu).pump_speed;

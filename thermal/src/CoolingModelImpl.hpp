@@ -19,9 +19,11 @@
 #include "racktwin/core/FlowNetwork.hpp"
 #include "racktwin/core/SiteSpec.hpp"
 #include "racktwin/core/SiteState.hpp"
+#include "racktwin/thermal/ActuatorFilter.hpp"
 #include "racktwin/thermal/Coolant.hpp"
 #include "racktwin/thermal/CoolingModel.hpp"
 #include "racktwin/thermal/FacilityLoop.hpp"
+#include "racktwin/thermal/FacilityValveBranch.hpp"
 #include "racktwin/thermal/HeatExchanger.hpp"
 #include "racktwin/thermal/Hydraulics.hpp"
 
@@ -95,10 +97,18 @@ struct CoolingModel::Impl {
     // Pump speed PI on the least favoured rack's dp (CduSpec::pump_dp_set > 0): the integral,
     // and the speed of the last hydraulic solve.
     double pump_integral = 0.0, pump_speed_solved = 0.0;
+    // The drive: pump_speed is the filter's output, following pump_command (the PI's output or
+    // the data's / an event's speed) with the CDU's rise time.
+    double pump_command = 0.0;
+    CriticallyDampedFilter pump_drive;
     bool valve_stuck = false;  // a stuck valve holds its opening
     double T_facility_supply = 0.0;
     double T_supply_set = 0.0;        // K, may change by event
     double facility_C_nominal = 0.0;  // W/K at a fully open valve
+    // Facility water as a boundary, with valve data: the valve and exchanger primary side in
+    // series across the boundary's dp set the flow. Without valve data the flow is nominal x
+    // opening.
+    std::optional<FacilityValveBranch> facility_branch;
     // Facility side of the exchanger during the step being swept.
     double C_facility = 0.0, G_hx = 0.0;
     // Outputs of the last step.
@@ -195,7 +205,7 @@ struct CoolingModel::Impl {
   std::vector<Loop> loops;
 
   // ---- Facility water: a modelled loop (its plant, pumps, valves and mains), or a boundary
-  // condition (a fixed supply temperature, flow proportional to the valve opening). ----
+  // condition (a fixed supply temperature and dp across each CDU, Unit::facility_branch). ----
   std::unique_ptr<FacilityLoop> facility;
   std::vector<double> facility_Q_cdu;  // W per CDU into facility water, this cycle
   double E_facility_stored_initial = 0.0;

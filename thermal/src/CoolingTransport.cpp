@@ -148,14 +148,22 @@ void CoolingModel::Impl::sweep(Loop& loop, double dt) {
     prepareSingleSweep(loop, dt);
   }
   // The facility side of every exchanger for this step: from the facility loop's last state, or
-  // the boundary condition (flow in proportion to the valve opening).
+  // the boundary condition (the valve branch's flow at the opening; nominal x opening without
+  // valve data).
   for (const std::uint32_t u : loop.units) {
     Unit& unit = units[u];
     if (facility) {
       unit.C_facility = facility->cduCapacityRate(u);
       unit.T_facility_supply = facility->cduSupplyTemperature(u);
     } else {
-      unit.C_facility = unit.valve_opening * unit.facility_C_nominal;
+      if (unit.facility_branch) {
+        unit.V_facility = unit.facility_branch->flow(unit.valve_opening);
+        unit.C_facility =
+            unit.V_facility * (unit.facility_C_nominal / unit.cdu->facility_V_flow_nominal);
+      } else {
+        unit.V_facility = unit.valve_opening * unit.cdu->facility_V_flow_nominal;
+        unit.C_facility = unit.valve_opening * unit.facility_C_nominal;
+      }
     }
     unit.G_hx = unit.hx->conductance(loop.C_link[unit.hx_link], unit.C_facility);
   }
@@ -234,8 +242,7 @@ void CoolingModel::Impl::finishSweep(Loop& loop) {
     unit.Q_hx = loop.C_link[unit.hx_link] > 0.0 ? unit.G_hx * (loop.node_T[hx_in] - T_fac) : 0.0;
     unit.T_supply = loop.node_T[unit.supply];
     unit.T_return = loop.node_T[unit.suction];
-    unit.V_facility =
-        facility ? facility->cduFlow(u) : unit.valve_opening * unit.cdu->facility_V_flow_nominal;
+    if (facility) unit.V_facility = facility->cduFlow(u);
     unit.T_facility_return = unit.C_facility > 0.0 ? T_fac + unit.Q_hx / unit.C_facility : T_fac;
   }
 }

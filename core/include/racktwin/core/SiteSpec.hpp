@@ -218,6 +218,14 @@ struct CduSpec {
   double pump_dp_gain = 0.0;           // speed fraction per Pa of error
   double pump_dp_integral_time = 0.0;  // s
   double pump_speed_min = 0.0;         // fraction
+  /// The pumps' drive: the speed follows its command (the dp PI, a set_pump_speed event) through
+  /// a 2nd-order critically damped filter reaching 99.6 % of a step after this time (Modelica
+  /// Buildings' movers, riseTime). 0: at once.
+  double pump_rise_time = 0.0;  // s
+  /// Without a facility loop, with facility_valve data: the facility supply - return pressure
+  /// difference across the CDU, which drives the flow through the valve and the exchanger's
+  /// primary side. <= 0: the one that passes facility_V_flow_nominal at full opening.
+  double facility_dp_boundary = 0.0;  // Pa
 };
 
 /// Several CDUs sharing one secondary ring main. `taps` lists CDU and rack ids in their order

@@ -77,7 +77,12 @@ class CoolingModel : public core::Model {
   std::span<const double> rackDifferentialPressures() const;  // Pa across each rack's manifolds
   double cduPumpSpeed(std::size_t cdu) const;                 // fraction of full speed
   double cduValveOpening(std::size_t cdu) const;              // facility valve, fraction
-  std::span<const double> gpuColdPlateFlows() const;          // m3/s per GPU, layout order
+  double cduFacilityFlow(std::size_t cdu) const;              // m3/s of facility water
+  /// Facility water as a boundary with valve data: the valve's authority at the nominal flow and
+  /// the boundary's dp (Pa); nullopt otherwise (a facility loop, or flow = nominal x opening).
+  std::optional<double> cduValveAuthority(std::size_t cdu) const;
+  std::optional<double> cduFacilityBoundaryDp(std::size_t cdu) const;
+  std::span<const double> gpuColdPlateFlows() const;  // m3/s per GPU, layout order
 
   /// Validation of the single-CDU sweep: with `on`, every loop takes the general sweep (call
   /// before initialize). Both solve the same implicit step; results agree to round-off.
