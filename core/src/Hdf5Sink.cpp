@@ -221,6 +221,10 @@ void Hdf5Sink::writeRootAttributes(const RunMetadata& metadata) {
   writeScalarAttribute(root, "record_interval_s", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                        metadata.record_interval);
   writeScalarAttribute(root, "duration_s", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, metadata.duration);
+  std::string warnings;  // one "file:line:column: key 'k': warning: ..." a line; empty: none
+  for (const std::string& w : metadata.input_warnings)
+    warnings += w + "\n";
+  writeStringAttribute(root, "input_warnings", warnings, "/");
   const std::uint8_t incomplete = 0;
   writeScalarAttribute(root, "complete", H5T_STD_U8LE, H5T_NATIVE_UINT8, incomplete);
 }

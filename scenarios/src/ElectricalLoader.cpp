@@ -124,7 +124,8 @@ core::BreakerSpec readBreaker(const MapReader& parent) {
 
 /// length x per-km impedance of a line or feed.
 void readImpedance(const MapReader& m, double& R, double& X) {
-  const double length = m.quantity("length", Dimension::Length, Check::NonNegative);
+  const double length =
+      m.quantity("length", Dimension::Length, Check::NonNegative, detail::Kind::CableLength);
   R = length * kOhmPerKm * m.number("resistance_ohm_per_km", Check::NonNegative);
   X = m.has("reactance_ohm_per_km")
           ? length * kOhmPerKm * m.number("reactance_ohm_per_km", Check::NonNegative)
@@ -335,7 +336,8 @@ void readUpses(const MapReader& e, const fs::path& data_dir, Elements& elements,
           load.failItem(k, "loads must increase strictly");
         }
         u.efficiency_load_fraction.push_back(x);
-        u.efficiency.push_back(eta.quantity(k, Dimension::Dimensionless, Check::PositiveFraction));
+        u.efficiency.push_back(eta.quantity(k, Dimension::Dimensionless, Check::PositiveFraction,
+                                            detail::Kind::ConverterEfficiency));
       }
       c.finish();
       u.input_power_factor =
