@@ -21,6 +21,7 @@
 #include "racktwin/core/Units.hpp"
 #include "racktwin/scenarios/ElectricalLoader.hpp"
 #include "racktwin/thermal/Coolant.hpp"
+#include "racktwin/thermal/HeatExchanger.hpp"
 #include "racktwin/thermal/HeatRejection.hpp"
 #include "racktwin/thermal/Hydraulics.hpp"
 
@@ -1063,8 +1064,26 @@ core::RowHeaderSpec readHeaders(const MapReader& cdu) {
   return h;
 }
 
+/// The CDU's exchanger must be ratable at this site's coolant, set-point and facility water, as
+/// the cooling model rates it (CoolingBuild.cpp); else the model would refuse it with no line.
+void requireRatableExchanger(const MapReader& m, const core::CduSpec& c, DataLibrary& lib,
+                             const core::SiteSpec& site) {
+  const thermal::CoolantProperties secondary =
+      thermal::Coolant::fromSpec(site.secondary_coolant).at(c.T_supply_set);
+  const thermal::CoolantProperties water = thermal::Coolant::water().at(site.facility.T_supply);
+  try {
+    (void)thermal::CounterFlowHeatExchanger::fromRating(
+        c.Q_flow_nominal, c.secondary_V_flow_nominal * secondary.rho * secondary.cp,
+        c.facility_V_flow_nominal * water.rho * water.cp, c.approach_nominal);
+  } catch (const std::invalid_argument& e) {
+    m.fail("type",
+           "CDU type '" + c.type + "' (" + lib.cduDataFile(c.type)
+               + "): rated_heat, approach and the nominal flows cannot be rated: " + e.what());
+  }
+}
+
 std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegistry& ids,
-                                    bool facility_loop) {
+                                    bool facility_loop, const core::SiteSpec& site) {
   const ListReader list = r.list("cdus", "CDUs");
   if (list.size() == 0) r.fail("cdus", "expected at least one CDU");
   std::vector<core::CduSpec> cdus;
@@ -1096,6 +1115,7 @@ std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegi
                                       "add one to a copy of its data file");
     }
     c.pumps_installed = installed;
+    requireRatableExchanger(m, c, lib, site);
     c.headers = readHeaders(m);
     // Optional secondary pump speed PI on the least favoured rack's manifold dp.
     if (const auto pc =
@@ -1813,7 +1833,7 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   }
 
   IdRegistry ids;
-  site.cdus = readCdus(r, lib, ids, site.facility.loop.present);
+  site.cdus = readCdus(r, lib, ids, site.facility.loop.present, site);
   if (site.facility.loop.present && site.cdus.size() > 1 && !facility_origin.header_segment) {
     throw core::InputError(facility_origin.loop_where, "facility_water.loop.header_segment",
                            "required key is missing: with " + std::to_string(site.cdus.size())

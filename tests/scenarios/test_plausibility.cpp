@@ -164,6 +164,28 @@ TEST_CASE("A PSU efficiency of 9e-5 % in a data file is refused at its line", "[
   fs::remove_all(data);
 }
 
+TEST_CASE("A CDU whose exchanger cannot be rated is refused by the loader, not the model",
+          "[scenarios]") {
+  namespace fs = std::filesystem;
+  const fs::path data = fs::temp_directory_path() / ("racktwin-cdu-" + std::to_string(getpid()));
+  fs::remove_all(data);
+  fs::copy(sourcePath("data"), data, fs::copy_options::recursive);
+  const fs::path cdu = data / "cdus" / "inrack-250kw.yaml";
+  // 10 L/min of facility water takes at most 10/60e3 m3/s x 4180 J/(kg K) x 998 kg/m3 = 694 W/K:
+  // 250 kW would need a 360 K rise, far above the hot inlet (a temperature cross).
+  const std::string bad = replaced(readText(cdu.string()), "facility_nominal_flow: 360 L/min",
+                                   "facility_nominal_flow: 10 L/min");
+  std::ofstream(cdu, std::ios::binary | std::ios::trunc) << bad;
+  const std::string text =
+      replaced(readText(kNvl72), "data_dir: ../data", "data_dir: " + data.string());
+  requireInputError([&] { (void)loadScenarioFromString(text, kAs, ""); },
+                    Expected{kAs,
+                             lineOf(text, "type: inrack-250kw"),
+                             "cdus[0].type",
+                             {"cannot be rated", "heat exchanger rating is impossible"}});
+  fs::remove_all(data);
+}
+
 TEST_CASE("--duration shorter than a scheduled fault is refused like the file", "[scenarios]") {
   const std::string path = sourcePath("scenarios/faults/cdu-pump-trip.yaml");
   SimulationOverrides o;
