@@ -221,10 +221,12 @@ void Hdf5Sink::writeRootAttributes(const RunMetadata& metadata) {
   writeScalarAttribute(root, "record_interval_s", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                        metadata.record_interval);
   writeScalarAttribute(root, "duration_s", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, metadata.duration);
-  std::string warnings;  // one "file:line:column: key 'k': warning: ..." a line; empty: none
+  // One "file:line:column: key 'k': warning: ..." a line; absent when there are none (the
+  // summary's input_warnings count says 0).
+  std::string warnings;
   for (const std::string& w : metadata.input_warnings)
     warnings += w + "\n";
-  writeStringAttribute(root, "input_warnings", warnings, "/");
+  if (!warnings.empty()) writeStringAttribute(root, "input_warnings", warnings, "/");
   const std::uint8_t incomplete = 0;
   writeScalarAttribute(root, "complete", H5T_STD_U8LE, H5T_NATIVE_UINT8, incomplete);
 }

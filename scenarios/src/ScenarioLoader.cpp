@@ -787,11 +787,13 @@ double checkedOption(const char* option, double value, Kind kind) {
 }
 
 /// As requireWholeSteps for a value the command line changed: errors name `option`.
-void requireWholeStepsOption(const char* option, const char* what, double value, double step) {
+/// `too_many` is named when the count exceeds the limit, `not_whole` when it is not whole.
+void requireWholeStepsOption(const char* too_many, const char* not_whole, const char* what,
+                             double value, double step) {
   const core::SourceLocation where{"<command line>", 0, 0};
   const double n = value / step;
   if (n > kMaxSteps) {
-    throw core::InputError(where, option,
+    throw core::InputError(where, too_many,
                            "the " + std::string(what) + " " + seconds(value) + " gives "
                                + formatNumber(n) + " steps of " + seconds(step) + "; at most "
                                + formatNumber(kMaxSteps)
@@ -799,7 +801,7 @@ void requireWholeStepsOption(const char* option, const char* what, double value,
   }
   const double whole = std::round(n);
   if (whole < 1.0 || std::abs(value - whole * step) > kStepTolerance * value) {
-    throw core::InputError(where, option,
+    throw core::InputError(where, not_whole,
                            "the " + std::string(what) + " must be a whole number of steps (step "
                                + seconds(step) + "), got " + seconds(value) + " = "
                                + formatNumber(n) + " steps");
@@ -835,14 +837,15 @@ core::SimulationSpec readSimulation(const MapReader& r, const SimulationOverride
     }
   }
   if (o.step || o.duration) {
-    requireWholeStepsOption(o.step ? "--step" : "--duration", "duration", s.duration, s.step);
+    requireWholeStepsOption(o.step ? "--step" : "--duration", o.duration ? "--duration" : "--step",
+                            "duration", s.duration, s.step);
   } else {
     requireWholeSteps(m, "duration", s.duration, s.step);
   }
   s.substeps = m.integerOr("substeps", 10, 1, kMaxSubsteps);
   s.record_interval = m.quantityOr("record_interval", Dimension::Time, s.step, Check::Positive);
   if (o.step && m.has("record_interval")) {
-    requireWholeStepsOption("--step", "record_interval", s.record_interval, s.step);
+    requireWholeStepsOption("--step", "--step", "record_interval", s.record_interval, s.step);
   } else {
     requireWholeSteps(m, "record_interval", s.record_interval, s.step);
   }

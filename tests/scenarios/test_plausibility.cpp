@@ -186,7 +186,7 @@ TEST_CASE("A CDU whose exchanger cannot be rated is refused by the loader, not t
   fs::remove_all(data);
 }
 
-TEST_CASE("--duration shorter than a scheduled fault is refused like the file", "[scenarios]") {
+TEST_CASE("A --duration shorter than a scheduled fault is refused like the file", "[scenarios]") {
   const std::string path = sourcePath("scenarios/faults/cdu-pump-trip.yaml");
   SimulationOverrides o;
   o.duration = 300.0;  // the pump trips at 600 s
@@ -205,7 +205,7 @@ TEST_CASE("--duration shorter than a scheduled fault is refused like the file", 
           path, lineOf(in_file, event) + 1, "events[0].at", {"end of the simulation (300 s)"}});
 }
 
-TEST_CASE("--step and --duration are checked like the file's keys, naming the option",
+TEST_CASE("Options --step and --duration are checked like the file's keys, naming the option",
           "[scenarios]") {
   auto refused = [](SimulationOverrides o, const std::string& option, const std::string& part) {
     requireInputError([&] { (void)loadScenario(kNvl72, o); },
@@ -216,6 +216,7 @@ TEST_CASE("--step and --duration are checked like the file's keys, naming the op
   refused({1e300, std::nullopt}, "--step", "more than a century");
   refused({0.0, std::nullopt}, "--step", "must be > 0");
   refused({std::nullopt, 10.5}, "--duration", "whole number of steps");
+  refused({1.0, 10.5}, "--duration", "whole number of steps");  // both given: the duration
   refused({0.4, std::nullopt}, "--step", "record_interval must be a whole number of steps");
   refused({std::nullopt, 0.5}, "--duration", "whole number of steps");
   SimulationOverrides ok;

@@ -12,7 +12,7 @@
 //                                  substeps, record_interval_s, duration_s, complete (0/1),
 //                                  summary_json (set when the run ends)
 //                                  input_warnings (the scenario's plausibility warnings, one a
-//                                  line; empty when there are none)
+//                                  line; absent when there are none)
 // All string attributes are variable-length UTF-8. The file is flushed every `flush_rows` samples
 // so a run killed part-way leaves a readable file with complete = 0. The file is written as
 // <path>.partial and renamed to <path> at the first flush.
