@@ -495,7 +495,8 @@ void readPowerManagement(const MapReader& e, const core::SiteSpec& site,
           p.fail("profile", "expected max_p or max_q, got '" + profile + "'");
         }
       }
-      policy.gpu_P_cap = p.quantityOr("gpu_power_cap", Dimension::Power, 0.0, Check::Positive);
+      policy.gpu_P_cap = p.quantityOr("gpu_power_cap", Dimension::Power, 0.0, Check::Positive,
+                                      detail::Kind::GpuPowerLimit);
       if (const auto s = p.optionalMap(
               "smoothing", {"enabled", "energy_per_gpu", "floor", "ramp_up_W_per_s",
                             "ramp_down_W_per_s", "floor_hold_time", "storage_time_constant"})) {

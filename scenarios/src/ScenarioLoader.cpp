@@ -1670,7 +1670,7 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
       {"pause_job", core::EventKind::PauseJob, Target::TrainingJob, std::nullopt, Check::Any},
       {"resume_job", core::EventKind::ResumeJob, Target::TrainingJob, std::nullopt, Check::Any},
       {"set_power_cap", core::EventKind::SetPowerCap, Target::RackOrAll, Dimension::Power,
-       Check::NonNegative},
+       Check::NonNegative, Kind::GpuPowerLimit},
   };
   // Chip ids as the layout names them, for clog_cold_plate targets (built only when needed).
   std::optional<core::SiteLayout> layout;

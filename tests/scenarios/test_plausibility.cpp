@@ -91,6 +91,15 @@ TEST_CASE("A GPU power limit of 1e9 kW is refused; above the data sheet warns", 
                  {"1500 W", "1400 W maximum power limit"});
 }
 
+TEST_CASE("A GPU power cap of a policy is checked like a GPU power limit", "[scenarios]") {
+  const std::string profile = "        profile: max_p\n";
+  const std::string key = "electrical.power_management.policies[0].gpu_power_cap";
+  requireError(kSmoothing, profile, profile + "        gpu_power_cap: 1e9 kW\n", key,
+               {"must be at most 5000 W"});
+  requireWarning(kSmoothing, profile, profile + "        gpu_power_cap: 2 kW\n", key,
+                 {"1400 W maximum power limit"});
+}
+
 TEST_CASE("Facility water below freezing is refused; outside the W classes warns", "[scenarios]") {
   const std::string key = "facility_water.supply_temperature";
   requireError(kNvl72, "supply_temperature: 32 degC", "supply_temperature: -40 degC", key,
