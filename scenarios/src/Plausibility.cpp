@@ -77,7 +77,8 @@ Plausibility generic(core::Dimension d) {
     case Dimension::Temperature: {
       Plausibility p;
       p.physical.min = C(-200.0);
-      p.physical.min_reason = "colder than liquid nitrogen (-196 degC): no air or liquid of a site";
+      p.physical.min_reason =
+          "colder than liquid nitrogen at -196 degC: no air or liquid of a site";
       p.physical.max = C(500.0);
       p.physical.max_reason = "no material of a site (coolant, plastics, solder) survives it";
       return p;
@@ -95,8 +96,7 @@ Plausibility generic(core::Dimension d) {
     case Dimension::MassFlow:
       return symmetric(1e5, "more than the cooling water of a large power station");
     case Dimension::Pressure: {
-      Plausibility p =
-          symmetric(1e7, "beyond the rating of any liquid-cooling component (100 bar)");
+      Plausibility p = symmetric(1e7, "beyond the rating of any liquid-cooling component");
       p.engineering.max = 16e5;
       p.engineering.max_reason = "above PN16, the usual rating of loop piping and fittings";
       return p;
@@ -147,8 +147,8 @@ Plausibility plausibility(core::Dimension d, Kind k) {
       const double T_freeze = s != nullptr ? s->coolant_T_freeze : core::kZeroCelsius_K;
       const std::string name = s != nullptr ? s->coolant_name : std::string("water");
       p.physical.min = T_freeze;
-      p.physical.min_reason = "the freezing point of the secondary coolant " + name + " ("
-                              + number(core::toCelsius(T_freeze)) + " degC)";
+      p.physical.min_reason = "the freezing point of the secondary coolant " + name + ", "
+                              + number(core::toCelsius(T_freeze)) + " degC";
       p.physical.max = C(100.0);
       p.physical.max_reason = "the boiling point of water at atmospheric pressure";
       p.engineering.min = C(17.0);
@@ -159,7 +159,7 @@ Plausibility plausibility(core::Dimension d, Kind k) {
     }
     case Kind::FacilityWaterTemperature:
       p.physical.min = C(0.0);
-      p.physical.min_reason = "the freezing point of water (facility water is not glycol)";
+      p.physical.min_reason = "the freezing point of water; facility water holds no glycol";
       p.physical.max = C(100.0);
       p.physical.max_reason = "the boiling point of water at atmospheric pressure";
       p.engineering.min = C(2.0);
@@ -171,7 +171,7 @@ Plausibility plausibility(core::Dimension d, Kind k) {
     case Kind::RoomAirTemperature:
       p.physical.min = C(-90.0);
       p.physical.min_reason =
-          "colder than the lowest air temperature recorded on Earth (-89.2 degC)";
+          "colder than the lowest air temperature recorded on Earth, -89.2 degC";
       p.physical.max = C(100.0);
       p.physical.max_reason = "above the boiling point of water: no room of equipment";
       p.engineering.min = C(15.0);
@@ -183,7 +183,7 @@ Plausibility plausibility(core::Dimension d, Kind k) {
       p.physical.min = C(0.0);
       p.physical.min_reason = "below 0 degC no liquid-cooled chip runs";
       p.physical.max = C(200.0);
-      p.physical.max_reason = "silicon devices and their solder fail (rated 150-175 degC at most)";
+      p.physical.max_reason = "silicon devices and their solder fail; rated 150-175 degC at most";
       p.engineering.min = C(60.0);
       p.engineering.max = C(110.0);
       p.engineering.min_reason = p.engineering.max_reason =
@@ -194,7 +194,7 @@ Plausibility plausibility(core::Dimension d, Kind k) {
     case Kind::GpuPowerLimit:
       p.physical.max = 5000.0;
       p.physical.max_reason =
-          "no single chip package passes more than a few kW through a cold plate (B300: 1400 W)";
+          "no single chip package passes more than a few kW through a cold plate; B300: 1400 W";
       if (k == Kind::GpuPowerLimit) {
         p.engineering.max = 1400.0;
         p.engineering.max_reason =
@@ -216,23 +216,23 @@ Plausibility plausibility(core::Dimension d, Kind k) {
     case Kind::PumpSpeed:
       p.physical.min = 0.01;
       p.physical.min_reason =
-          "below 1 % of rated speed a drive does not run the pump (a percentage written as a "
-          "fraction?)";
+          "below 1 % of rated speed a drive does not run the pump; a percentage written as a "
+          "fraction?";
       p.engineering.min = 0.2;
       p.engineering.min_reason =
           "below the 20-30 % minimum speed of variable-speed pumps (motor cooling, stable flow)";
       return p;
     case Kind::PumpEfficiency:
       p.physical.min = 0.01;
-      p.physical.min_reason = "below 1 % (a percentage written as a fraction?)";
+      p.physical.min_reason = "below 1 %: a percentage written as a fraction?";
       p.engineering.min = 0.2;
       p.engineering.min_reason = "below 20 %, less than small circulators reach";
       return p;
     case Kind::ConverterEfficiency:
       p.physical.min = 0.1;
       p.physical.min_reason =
-          "a converter below 10 % would dissipate nine times its output and burn (a percentage "
-          "written as a fraction?)";
+          "a converter below 10 % would dissipate nine times its output and burn; a percentage "
+          "written as a fraction?";
       p.engineering.min = 0.8;
       p.engineering.min_reason = "below 80 %, the 80 PLUS base level";
       return p;
