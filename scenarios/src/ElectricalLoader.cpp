@@ -16,6 +16,7 @@
 #include "racktwin/core/Units.hpp"
 #include "racktwin/power/Distribution.hpp"
 #include "racktwin/power/PowerSmoothing.hpp"
+#include "racktwin/power/PsuEfficiency.hpp"
 #include "racktwin/scenarios/ScenarioLoader.hpp"
 
 namespace racktwin::scenarios {
@@ -338,6 +339,13 @@ void readUpses(const MapReader& e, const fs::path& data_dir, Elements& elements,
         u.efficiency_load_fraction.push_back(x);
         u.efficiency.push_back(eta.quantity(k, Dimension::Dimensionless, Check::PositiveFraction,
                                             detail::Kind::ConverterEfficiency));
+      }
+      // The power tree's own check of the curve, made here so that it names this file.
+      try {
+        (void)power::PsuEfficiency(core::EfficiencyCurve{u.efficiency_load_fraction, u.efficiency},
+                                   u.P_rated, "UPS");
+      } catch (const std::invalid_argument& ex) {
+        c.fail("efficiency", ex.what());
       }
       c.finish();
       u.input_power_factor =

@@ -19,6 +19,7 @@
 #include "YamlReader.hpp"
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/core/Units.hpp"
+#include "racktwin/power/PsuEfficiency.hpp"
 #include "racktwin/scenarios/ElectricalLoader.hpp"
 #include "racktwin/thermal/Coolant.hpp"
 #include "racktwin/thermal/HeatExchanger.hpp"
@@ -530,6 +531,13 @@ class DataLibrary {
       d.efficiency.load_fraction.push_back(x);
       d.efficiency.efficiency.push_back(eff.quantity(
           i, Dimension::Dimensionless, Check::PositiveFraction, Kind::ConverterEfficiency));
+    }
+    // The electrical model's own check (a loss that turns negative between 0 and 120 % load),
+    // made here so that it names this file.
+    try {
+      (void)power::PsuEfficiency(d.efficiency, d.P_rated);
+    } catch (const std::invalid_argument& ex) {
+      e.fail("efficiency", ex.what());
     }
     e.finish();
     d.power_factor = r.quantity("power_factor", Dimension::Dimensionless, Check::PositiveFraction);

@@ -173,6 +173,28 @@ TEST_CASE("A PSU efficiency of 9e-5 % in a data file is refused at its line", "[
   fs::remove_all(data);
 }
 
+TEST_CASE("A PSU curve whose loss turns negative is refused by the loader, not the model",
+          "[scenarios]") {
+  namespace fs = std::filesystem;
+  const fs::path data = fs::temp_directory_path() / ("racktwin-psu2-" + std::to_string(getpid()));
+  fs::remove_all(data);
+  fs::copy(sourcePath("data"), data, fs::copy_options::recursive);
+  const fs::path psu = data / "psus" / "titanium-5500w.yaml";
+  // Losses 0.125 P_rated at 50 % (80 %) and 0.0101 P_rated at 100 % (99 %): the last segment,
+  // extended, reaches 0.0101 - 0.2 x 0.2298 = -0.036 P_rated at 120 % load.
+  const std::string bad = replaced(readText(psu.string()), "efficiency: [90 %, 94 %, 96 %, 91 %]",
+                                   "efficiency: [90 %, 94 %, 80 %, 99 %]");
+  std::ofstream(psu, std::ios::binary | std::ios::trunc) << bad;
+  const std::string text =
+      replaced(readText(kNvl72), "data_dir: ../data", "data_dir: " + data.string());
+  requireInputError([&] { (void)loadScenarioFromString(text, kAs, ""); },
+                    Expected{psu.string(),
+                             lineOf(bad, "efficiency: [90 %"),
+                             "efficiency_curve.efficiency",
+                             {"the loss must not be negative between 0 and 120 % load"}});
+  fs::remove_all(data);
+}
+
 TEST_CASE("A CDU whose exchanger cannot be rated is refused by the loader, not the model",
           "[scenarios]") {
   namespace fs = std::filesystem;
