@@ -24,40 +24,6 @@ void onInterrupt(int /*signal*/) {
   g_interrupted = 1;
 }
 
-// Command-line overrides are validated like scenario values; errors name the option.
-void applyOverrides(const RunArguments& arguments, core::SimulationSpec& simulation) {
-  auto check = [](const char* option, double value) {
-    if (!std::isfinite(value) || value <= 0.0) {
-      throw core::InputError({"<command line>", 0, 0}, option,
-                             "must be a positive number of seconds, got " + std::to_string(value));
-    }
-  };
-  if (arguments.step_s) {
-    check("--step", *arguments.step_s);
-    simulation.step = *arguments.step_s;
-  }
-  if (arguments.duration_s) {
-    check("--duration", *arguments.duration_s);
-    simulation.duration = *arguments.duration_s;
-  }
-  const double steps = simulation.duration / simulation.step;
-  if (steps > core::kMaxSimulationSteps) {
-    throw core::InputError({"<command line>", 0, 0}, arguments.step_s ? "--step" : "--duration",
-                           "the run would take " + std::to_string(steps) + " steps; at most "
-                               + std::to_string(core::kMaxSimulationSteps)
-                               + " are allowed (use a larger step)");
-  }
-  if (std::abs(steps - std::round(steps)) > 1e-9 * steps || std::round(steps) < 1.0) {
-    throw core::InputError({"<command line>", 0, 0}, arguments.duration_s ? "--duration" : "--step",
-                           "the duration must be a whole number of steps (duration "
-                               + std::to_string(simulation.duration) + " s, step "
-                               + std::to_string(simulation.step) + " s)");
-  }
-  // Keep the record interval a whole number of steps, at least one.
-  const double per_step = std::max(1.0, std::round(simulation.record_interval / simulation.step));
-  simulation.record_interval = per_step * simulation.step;
-}
-
 std::string defaultOutput(const std::string& scenario) {
   return (std::filesystem::path("out") / std::filesystem::path(scenario).stem()).string() + ".h5";
 }
@@ -96,6 +62,10 @@ void printSummary(const core::Summary& summary, const scenarios::Twin& twin,
       std::printf("  %s %12s\n", label.c_str(), "n/a");
     }
   }
+  // Values outside their engineering range (docs/scenario-format.md, "Plausible ranges").
+  if (!site.input_warnings.empty()) std::printf("\n  input warnings:\n");
+  for (const std::string& warning : site.input_warnings)
+    std::printf("    %s\n", warning.c_str());
 }
 
 }  // namespace
@@ -103,12 +73,17 @@ void printSummary(const core::Summary& summary, const scenarios::Twin& twin,
 int runCommand(const RunArguments& arguments) {
   core::SiteSpec site;
   try {
-    site = scenarios::loadScenario(arguments.scenario);
-    applyOverrides(arguments, site.simulation);
+    // Command-line overrides are checked by the loader with the file's rules; errors name them.
+    scenarios::SimulationOverrides overrides;
+    overrides.step = arguments.step_s;
+    overrides.duration = arguments.duration_s;
+    site = scenarios::loadScenario(arguments.scenario, overrides);
   } catch (const core::InputError& error) {
     std::fprintf(stderr, "racktwin: %s\n", error.what());
     return kBadInput;
   }
+  for (const std::string& warning : site.input_warnings)
+    std::fprintf(stderr, "racktwin: %s\n", warning.c_str());
 
   const std::string output =
       arguments.output.empty() ? defaultOutput(arguments.scenario) : arguments.output;

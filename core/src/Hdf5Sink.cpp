@@ -230,6 +230,12 @@ void Hdf5Sink::writeRootAttributes(const RunMetadata& metadata) {
       "dataset without the '_max' suffix; 'sample' is the value at t_k. The record at t = 0 is "
       "the initial state; a run ending between record times has a last record at its end.",
       "/");
+  // One "file:line:column: key 'k': warning: ..." a line; absent when there are none (the
+  // summary's input_warnings count says 0).
+  std::string warnings;
+  for (const std::string& w : metadata.input_warnings)
+    warnings += w + "\n";
+  if (!warnings.empty()) writeStringAttribute(root, "input_warnings", warnings, "/");
   const std::uint8_t incomplete = 0;
   writeScalarAttribute(root, "complete", H5T_STD_U8LE, H5T_NATIVE_UINT8, incomplete);
 }

@@ -16,6 +16,7 @@
 #include "racktwin/core/Units.hpp"
 #include "racktwin/power/Distribution.hpp"
 #include "racktwin/power/PowerSmoothing.hpp"
+#include "racktwin/power/PsuEfficiency.hpp"
 #include "racktwin/scenarios/ScenarioLoader.hpp"
 
 namespace racktwin::scenarios {
@@ -124,7 +125,8 @@ core::BreakerSpec readBreaker(const MapReader& parent) {
 
 /// length x per-km impedance of a line or feed.
 void readImpedance(const MapReader& m, double& R, double& X) {
-  const double length = m.quantity("length", Dimension::Length, Check::NonNegative);
+  const double length =
+      m.quantity("length", Dimension::Length, Check::NonNegative, detail::Kind::CableLength);
   R = length * kOhmPerKm * m.number("resistance_ohm_per_km", Check::NonNegative);
   X = m.has("reactance_ohm_per_km")
           ? length * kOhmPerKm * m.number("reactance_ohm_per_km", Check::NonNegative)
@@ -335,7 +337,15 @@ void readUpses(const MapReader& e, const fs::path& data_dir, Elements& elements,
           load.failItem(k, "loads must increase strictly");
         }
         u.efficiency_load_fraction.push_back(x);
-        u.efficiency.push_back(eta.quantity(k, Dimension::Dimensionless, Check::PositiveFraction));
+        u.efficiency.push_back(eta.quantity(k, Dimension::Dimensionless, Check::PositiveFraction,
+                                            detail::Kind::ConverterEfficiency));
+      }
+      // The power tree's own check of the curve, made here so that it names this file.
+      try {
+        (void)power::PsuEfficiency(core::EfficiencyCurve{u.efficiency_load_fraction, u.efficiency},
+                                   u.P_rated, "UPS");
+      } catch (const std::invalid_argument& ex) {
+        c.fail("efficiency", ex.what());
       }
       c.finish();
       u.input_power_factor =
@@ -493,7 +503,8 @@ void readPowerManagement(const MapReader& e, const core::SiteSpec& site,
           p.fail("profile", "expected max_p or max_q, got '" + profile + "'");
         }
       }
-      policy.gpu_P_cap = p.quantityOr("gpu_power_cap", Dimension::Power, 0.0, Check::Positive);
+      policy.gpu_P_cap = p.quantityOr("gpu_power_cap", Dimension::Power, 0.0, Check::Positive,
+                                      detail::Kind::GpuPowerLimit);
       if (const auto s = p.optionalMap(
               "smoothing", {"enabled", "energy_per_gpu", "floor", "ramp_up_W_per_s",
                             "ramp_down_W_per_s", "floor_hold_time", "storage_time_constant"})) {

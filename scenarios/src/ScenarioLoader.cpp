@@ -19,8 +19,10 @@
 #include "YamlReader.hpp"
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/core/Units.hpp"
+#include "racktwin/power/PsuEfficiency.hpp"
 #include "racktwin/scenarios/ElectricalLoader.hpp"
 #include "racktwin/thermal/Coolant.hpp"
+#include "racktwin/thermal/HeatExchanger.hpp"
 #include "racktwin/thermal/HeatRejection.hpp"
 #include "racktwin/thermal/Hydraulics.hpp"
 
@@ -36,6 +38,7 @@ using core::Dimension;
 using detail::Check;
 using detail::formatNumber;
 using detail::joined;
+using detail::Kind;
 using detail::ListReader;
 using detail::MapReader;
 using detail::YamlDocument;
@@ -54,6 +57,11 @@ std::string seconds(double t) {
 }
 std::string watts(double P) {
   return formatNumber(P) + " W";
+}
+/// The end of the run for messages, naming --duration when the command line set it.
+std::string runEnd(const core::SimulationSpec& sim) {
+  const detail::LoadSession* session = detail::LoadSession::current();
+  return seconds(sim.duration) + (session != nullptr ? session->duration_origin : std::string());
 }
 
 /// An outdoor dry or wet bulb must lie within the range of outdoor air on Earth (WeatherCsv.hpp):
@@ -203,7 +211,7 @@ core::PipeSpec readPipe(const MapReader& parent, std::string_view key) {
   const MapReader m = parent.map(key, {"length", "inner_diameter", "roughness", "cells"});
   core::PipeSpec p;
   p.length = m.quantity("length", Dimension::Length, Check::Positive);
-  p.diameter = m.quantity("inner_diameter", Dimension::Length, Check::Positive);
+  p.diameter = m.quantity("inner_diameter", Dimension::Length, Check::Positive, Kind::PipeDiameter);
   p.roughness = m.quantity("roughness", Dimension::Length, Check::NonNegative);
   p.cells = m.integer("cells", 1, kMaxCount);
   m.finish();
@@ -327,7 +335,7 @@ class DataLibrary {
 
   core::ChipSpec readChip(const MapReader& m, double* P_busy) {
     core::ChipSpec c;
-    c.P_max = m.quantity("power_limit", Dimension::Power, Check::Positive);
+    c.P_max = m.quantity("power_limit", Dimension::Power, Check::Positive, Kind::ChipPower);
     c.P_idle = m.quantity("idle_power", Dimension::Power, Check::NonNegative);
     if (c.P_idle >= c.P_max) {
       m.fail("idle_power", "must be below power_limit (" + watts(c.P_max) + ")");
@@ -341,9 +349,10 @@ class DataLibrary {
     c.heat_capacity = m.quantity("heat_capacity", Dimension::HeatCapacity, Check::Positive);
     c.R_junction_case =
         m.quantity("junction_to_case_resistance", Dimension::ThermalResistance, Check::NonNegative);
-    c.T_slowdown = m.quantity("slowdown_temperature", Dimension::Temperature, Check::Positive);
-    c.T_slowdown_release =
-        m.quantity("slowdown_release_temperature", Dimension::Temperature, Check::Positive);
+    c.T_slowdown = m.quantity("slowdown_temperature", Dimension::Temperature, Check::Positive,
+                              Kind::JunctionTemperature);
+    c.T_slowdown_release = m.quantity("slowdown_release_temperature", Dimension::Temperature,
+                                      Check::Positive, Kind::JunctionTemperature);
     if (c.T_slowdown_release >= c.T_slowdown) {
       m.fail("slowdown_release_temperature",
              "must be below slowdown_temperature (" + degC(c.T_slowdown) + ")");
@@ -370,7 +379,8 @@ class DataLibrary {
       leak.finish();
     }
     if (m.has("shutdown_temperature")) {
-      c.T_shutdown = m.quantity("shutdown_temperature", Dimension::Temperature, Check::Positive);
+      c.T_shutdown = m.quantity("shutdown_temperature", Dimension::Temperature, Check::Positive,
+                                Kind::JunctionTemperature);
       if (c.T_shutdown <= c.T_slowdown) {
         m.fail("shutdown_temperature",
                "must be above slowdown_temperature (" + degC(c.T_slowdown) + ")");
@@ -519,8 +529,15 @@ class DataLibrary {
         load.failItem(i, "loads must increase strictly");
       }
       d.efficiency.load_fraction.push_back(x);
-      d.efficiency.efficiency.push_back(
-          eff.quantity(i, Dimension::Dimensionless, Check::PositiveFraction));
+      d.efficiency.efficiency.push_back(eff.quantity(
+          i, Dimension::Dimensionless, Check::PositiveFraction, Kind::ConverterEfficiency));
+    }
+    // The electrical model's own check (a loss that turns negative between 0 and 120 % load),
+    // made here so that it names this file.
+    try {
+      (void)power::PsuEfficiency(d.efficiency, d.P_rated);
+    } catch (const std::invalid_argument& ex) {
+      e.fail("efficiency", ex.what());
     }
     e.finish();
     d.power_factor = r.quantity("power_factor", Dimension::Dimensionless, Check::PositiveFraction);
@@ -560,14 +577,16 @@ class DataLibrary {
                        "duty", "standby_switchover_time", "rise_time"});
     c.pump.dp_shutoff = pump.quantity("shutoff_pressure", Dimension::Pressure, Check::Positive);
     c.pump.V_flow_max = pump.quantity("max_flow", Dimension::VolumeFlow, Check::Positive);
-    c.pump.speed = pump.quantity("speed", Dimension::Dimensionless, Check::PositiveFraction);
-    c.pump.efficiency =
-        pump.quantity("efficiency", Dimension::Dimensionless, Check::PositiveFraction);
+    c.pump.speed =
+        pump.quantity("speed", Dimension::Dimensionless, Check::PositiveFraction, Kind::PumpSpeed);
+    c.pump.efficiency = pump.quantity("efficiency", Dimension::Dimensionless,
+                                      Check::PositiveFraction, Kind::PumpEfficiency);
     c.pump.volume = pump.quantity("volume", Dimension::Volume, Check::Positive);
     readPumpCounts(pump, c.pumps_installed, c.pumps_duty, c.standby_switchover_time);
     c.pump_rise_time = pump.quantity("rise_time", Dimension::Time, Check::NonNegative);
     pump.finish();
-    c.T_supply_set = r.quantity("supply_temperature_setpoint", Dimension::Temperature);
+    c.T_supply_set = r.quantity("supply_temperature_setpoint", Dimension::Temperature, Check::Any,
+                                Kind::CoolantTemperature);
     const MapReader valve = r.map(
         "valve", {"proportional_gain_per_K", "integral_time", "minimum_opening", "stroke_time"});
     c.valve_gain = valve.number("proportional_gain_per_K", Check::Positive);
@@ -709,11 +728,13 @@ class DataLibrary {
   /// The room keys, shared by data/rooms/*.yaml (all required) and a scenario's `room:`
   /// (each optional, overriding the room type).
   static core::RoomSpec readRoomValues(const MapReader& r, core::RoomSpec room, bool required) {
-    auto read = [&](std::string_view key, Dimension d, double current, Check check) {
-      return required ? r.quantity(key, d, check) : r.quantityOr(key, d, current, check);
+    auto read = [&](std::string_view key, Dimension d, double current, Check check,
+                    Kind kind = Kind::Default) {
+      return required ? r.quantity(key, d, check, kind)
+                      : r.quantityOr(key, d, current, check, kind);
     };
-    room.T_supply_air =
-        read("supply_air_temperature", Dimension::Temperature, room.T_supply_air, Check::Positive);
+    room.T_supply_air = read("supply_air_temperature", Dimension::Temperature, room.T_supply_air,
+                             Check::Positive, Kind::RoomAirTemperature);
     room.crah_conductance = read("crah_conductance", Dimension::ThermalConductance,
                                  room.crah_conductance, Check::Positive);
     room.crah_Q_flow_max =
@@ -756,6 +777,46 @@ core::CoolantSpec readCoolant(const MapReader& r) {
   return c;
 }
 
+/// Tells the plausibility checks of the coolant temperatures read later which coolant it is.
+void noteCoolant(const core::CoolantSpec& c) {
+  if (detail::LoadSession* session = detail::LoadSession::current()) {
+    session->coolant_T_freeze = thermal::Coolant::fromSpec(c).freezingPoint();
+    session->coolant_name = c.name;
+  }
+}
+
+/// A command-line value in seconds, checked as the file's key would be; errors name the option.
+double checkedOption(const char* option, double value, Kind kind) {
+  const core::SourceLocation where{"<command line>", 0, 0};
+  const std::string text = formatNumber(value) + " s";
+  if (!(value > 0.0)) throw core::InputError(where, option, "must be > 0, got '" + text + "'");
+  const std::string error = detail::physicalViolation(value, Dimension::Time, kind, text);
+  if (!error.empty()) throw core::InputError(where, option, error);
+  return value;
+}
+
+/// As requireWholeSteps for a value the command line changed: errors name `option`.
+/// `too_many` is named when the count exceeds the limit, `not_whole` when it is not whole.
+void requireWholeStepsOption(const char* too_many, const char* not_whole, const char* what,
+                             double value, double step) {
+  const core::SourceLocation where{"<command line>", 0, 0};
+  const double n = value / step;
+  if (n > kMaxSteps) {
+    throw core::InputError(where, too_many,
+                           "the " + std::string(what) + " " + seconds(value) + " gives "
+                               + formatNumber(n) + " steps of " + seconds(step) + "; at most "
+                               + formatNumber(kMaxSteps)
+                               + " steps are allowed (use a larger step)");
+  }
+  const double whole = std::round(n);
+  if (whole < 1.0 || std::abs(value - whole * step) > kStepTolerance * value) {
+    throw core::InputError(where, not_whole,
+                           "the " + std::string(what) + " must be a whole number of steps (step "
+                               + seconds(step) + "), got " + seconds(value) + " = "
+                               + formatNumber(n) + " steps");
+  }
+}
+
 /// `value` must be a whole, positive number of `step`s.
 void requireWholeSteps(const MapReader& m, std::string_view key, double value, double step) {
   const double n = value / step;
@@ -770,17 +831,41 @@ void requireWholeSteps(const MapReader& m, std::string_view key, double value, d
   }
 }
 
-core::SimulationSpec readSimulation(const MapReader& r) {
+core::SimulationSpec readSimulation(const MapReader& r, const SimulationOverrides& o) {
   const MapReader m =
       r.map("simulation", {"duration", "step", "substeps", "record_interval", "seed"});
   core::SimulationSpec s;
   s.step = m.quantityOr("step", Dimension::Time, 1.0, Check::Positive);
-  s.duration = m.quantity("duration", Dimension::Time, Check::Positive);
-  requireWholeSteps(m, "duration", s.duration, s.step);
+  s.duration = m.quantity("duration", Dimension::Time, Check::Positive, Kind::RunLength);
+  // Command-line values replace the file's and pass the same checks, naming the option.
+  if (o.step) s.step = checkedOption("--step", *o.step, Kind::Default);
+  if (o.duration) {
+    s.duration = checkedOption("--duration", *o.duration, Kind::RunLength);
+    if (detail::LoadSession* session = detail::LoadSession::current()) {
+      session->duration_origin = ", set by --duration";
+    }
+  }
+  if (o.step || o.duration) {
+    requireWholeStepsOption(o.step ? "--step" : "--duration", o.duration ? "--duration" : "--step",
+                            "duration", s.duration, s.step);
+  } else {
+    requireWholeSteps(m, "duration", s.duration, s.step);
+  }
   s.substeps = m.integerOr("substeps", 10, 1, kMaxSubsteps);
   s.record_interval = m.quantityOr("record_interval", Dimension::Time, s.step, Check::Positive);
-  requireWholeSteps(m, "record_interval", s.record_interval, s.step);
+  if (o.step && m.has("record_interval")) {
+    requireWholeStepsOption("--step", "--step", "record_interval", s.record_interval, s.step);
+  } else {
+    requireWholeSteps(m, "record_interval", s.record_interval, s.step);
+  }
   if (s.record_interval > s.duration) {
+    if (o.duration) {
+      throw core::InputError({"<command line>", 0, 0}, "--duration",
+                             "must not be shorter than simulation.record_interval ("
+                                 + seconds(s.record_interval) + ", "
+                                 + m.whereValue("record_interval").file + " line "
+                                 + std::to_string(m.whereValue("record_interval").line) + ")");
+    }
     m.fail("record_interval", "must not exceed the duration (" + seconds(s.duration) + ")");
   }
   s.seed = m.unsignedIntegerOr("seed", 0);
@@ -822,9 +907,10 @@ void readFacilityLoop(const MapReader& m, const MapReader& fw, DataLibrary& lib,
               "the differential-pressure control (facility_water.loop.control) sets the speed; "
               "give either pump.speed (a fixed speed) or control, not both");
   }
-  l.pump.speed = pump.quantityOr("speed", Dimension::Dimensionless, 1.0, Check::PositiveFraction);
-  l.pump.efficiency =
-      pump.quantity("efficiency", Dimension::Dimensionless, Check::PositiveFraction);
+  l.pump.speed = pump.quantityOr("speed", Dimension::Dimensionless, 1.0, Check::PositiveFraction,
+                                 Kind::PumpSpeed);
+  l.pump.efficiency = pump.quantity("efficiency", Dimension::Dimensionless, Check::PositiveFraction,
+                                    Kind::PumpEfficiency);
   l.pump.volume = pump.quantity("volume", Dimension::Volume, Check::Positive);
   readPumpCounts(pump, l.pumps_installed, l.pumps_duty, l.standby_switchover_time);
   pump.finish();
@@ -866,6 +952,9 @@ core::FacilityWaterSpec readFacilityWater(const MapReader& r, DataLibrary& lib,
     origin.loop_where = fw.whereKey("loop");
     readFacilityLoop(*loop, fw, lib, f, origin);
   }
+  // After the loop's own check (liquid water), which names the plant set-point.
+  fw.plausible("supply_temperature", f.T_supply, Dimension::Temperature,
+               Kind::FacilityWaterTemperature);
   fw.finish();
   return f;
 }
@@ -968,7 +1057,8 @@ core::RowHeaderSpec readHeaders(const MapReader& cdu) {
   if (!m) return h;
   h.present = true;
   h.segment.length = m->quantity("segment_length", Dimension::Length, Check::Positive);
-  h.segment.diameter = m->quantity("inner_diameter", Dimension::Length, Check::Positive);
+  h.segment.diameter =
+      m->quantity("inner_diameter", Dimension::Length, Check::Positive, Kind::PipeDiameter);
   h.segment.roughness = m->quantity("roughness", Dimension::Length, Check::NonNegative);
   h.segment.cells = m->integer("cells", 1, kMaxCount);
   const std::string arrangement = m->string("return", "'direct' or 'reverse'");
@@ -986,8 +1076,26 @@ core::RowHeaderSpec readHeaders(const MapReader& cdu) {
   return h;
 }
 
+/// The CDU's exchanger must be ratable at this site's coolant, set-point and facility water, as
+/// the cooling model rates it (CoolingBuild.cpp); else the model would refuse it with no line.
+void requireRatableExchanger(const MapReader& m, const core::CduSpec& c, DataLibrary& lib,
+                             const core::SiteSpec& site) {
+  const thermal::CoolantProperties secondary =
+      thermal::Coolant::fromSpec(site.secondary_coolant).at(c.T_supply_set);
+  const thermal::CoolantProperties water = thermal::Coolant::water().at(site.facility.T_supply);
+  try {
+    (void)thermal::CounterFlowHeatExchanger::fromRating(
+        c.Q_flow_nominal, c.secondary_V_flow_nominal * secondary.rho * secondary.cp,
+        c.facility_V_flow_nominal * water.rho * water.cp, c.approach_nominal);
+  } catch (const std::invalid_argument& e) {
+    m.fail("type",
+           "CDU type '" + c.type + "' (" + lib.cduDataFile(c.type)
+               + "): rated_heat, approach and the nominal flows cannot be rated: " + e.what());
+  }
+}
+
 std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegistry& ids,
-                                    bool facility_loop) {
+                                    bool facility_loop, const core::SiteSpec& site) {
   const ListReader list = r.list("cdus", "CDUs");
   if (list.size() == 0) r.fail("cdus", "expected at least one CDU");
   std::vector<core::CduSpec> cdus;
@@ -1005,10 +1113,10 @@ std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegi
                          + "; a facility loop (facility_water.loop) needs each CDU's facility-side "
                            "valve and exchanger pressure drop");
     }
-    c.T_supply_set =
-        m.quantityOr("supply_temperature_setpoint", Dimension::Temperature, c.T_supply_set);
-    c.pump.speed =
-        m.quantityOr("pump_speed", Dimension::Dimensionless, c.pump.speed, Check::PositiveFraction);
+    c.T_supply_set = m.quantityOr("supply_temperature_setpoint", Dimension::Temperature,
+                                  c.T_supply_set, Check::Any, Kind::CoolantTemperature);
+    c.pump.speed = m.quantityOr("pump_speed", Dimension::Dimensionless, c.pump.speed,
+                                Check::PositiveFraction, Kind::PumpSpeed);
     const int installed = m.integerOr("pumps_installed", c.pumps_installed, 1, kMaxCount);
     if (installed < c.pumps_duty) {
       m.fail("pumps_installed", "must be at least the duty pumps of CDU type '" + c.type + "' ("
@@ -1039,6 +1147,7 @@ std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegi
       c.facility_dp_boundary =
           m.quantity("facility_differential_pressure", Dimension::Pressure, Check::Positive);
     }
+    requireRatableExchanger(m, c, lib, site);
     c.headers = readHeaders(m);
     // Optional secondary pump speed PI on the least favoured rack's manifold dp.
     if (const auto pc =
@@ -1131,15 +1240,17 @@ std::vector<core::RackSpec> readRacks(const MapReader& r, DataLibrary& lib, IdRe
     core::ChipSpec& gpu = rack.type.gpu;
     // A what-if or a CFD-derived curve (racktwin cfd coldplate) in place of the type's GPU plate.
     if (m.has("gpu_cold_plate")) gpu.cold_plate = lib.coldPlate(m, "gpu_cold_plate");
-    gpu.P_max = m.quantityOr("gpu_power_limit", Dimension::Power, gpu.P_max, Check::Positive);
+    gpu.P_max = m.quantityOr("gpu_power_limit", Dimension::Power, gpu.P_max, Check::Positive,
+                             Kind::GpuPowerLimit);
     if (gpu.P_max <= gpu.P_idle) {
       m.fail("gpu_power_limit",
              "must be above the GPU idle power of the rack type (" + watts(gpu.P_idle) + ")");
     }
-    gpu.T_slowdown =
-        m.quantityOr("gpu_slowdown_temperature", Dimension::Temperature, gpu.T_slowdown);
-    gpu.T_slowdown_release = m.quantityOr("gpu_slowdown_release_temperature",
-                                          Dimension::Temperature, gpu.T_slowdown_release);
+    gpu.T_slowdown = m.quantityOr("gpu_slowdown_temperature", Dimension::Temperature,
+                                  gpu.T_slowdown, Check::Any, Kind::JunctionTemperature);
+    gpu.T_slowdown_release =
+        m.quantityOr("gpu_slowdown_release_temperature", Dimension::Temperature,
+                     gpu.T_slowdown_release, Check::Any, Kind::JunctionTemperature);
     if (gpu.T_slowdown_release >= gpu.T_slowdown) {
       const std::string_view key = m.has("gpu_slowdown_release_temperature")
                                        ? "gpu_slowdown_release_temperature"
@@ -1171,7 +1282,8 @@ std::vector<core::SecondaryRingSpec> readRings(const MapReader& r, std::vector<c
       ids.add(ring.id.str(), "ring", m, "id");
       const MapReader seg = m.map("segment", {"length", "inner_diameter", "roughness", "cells"});
       ring.segment.length = seg.quantity("length", Dimension::Length, Check::Positive);
-      ring.segment.diameter = seg.quantity("inner_diameter", Dimension::Length, Check::Positive);
+      ring.segment.diameter =
+          seg.quantity("inner_diameter", Dimension::Length, Check::Positive, Kind::PipeDiameter);
       ring.segment.roughness = seg.quantity("roughness", Dimension::Length, Check::NonNegative);
       ring.segment.cells = seg.integer("cells", 1, kMaxCount);
       seg.finish();
@@ -1273,7 +1385,7 @@ void readJobWindow(const MapReader& m, const core::SimulationSpec& sim, double& 
                    double& duration) {
   start = m.quantityOr("start", Dimension::Time, 0.0, Check::NonNegative);
   if (start >= sim.duration) {
-    m.fail("start", "must be before the end of the simulation (" + seconds(sim.duration) + ")");
+    m.fail("start", "must be before the end of the simulation (" + runEnd(sim) + ")");
   }
   duration = m.quantityOr("duration", Dimension::Time, sim.duration - start, Check::Positive);
 }
@@ -1325,7 +1437,7 @@ void readScheduledJob(const MapReader& m, const core::SimulationSpec& sim,
   job.gpus = static_cast<std::uint32_t>(gpus);
   job.submit = m.quantityOr("submit", Dimension::Time, 0.0, Check::NonNegative);
   if (job.submit >= sim.duration) {
-    m.fail("submit", "must be before the end of the simulation (" + seconds(sim.duration) + ")");
+    m.fail("submit", "must be before the end of the simulation (" + runEnd(sim) + ")");
   }
   if (!m.has("duration")) {
     m.fail("duration",
@@ -1567,6 +1679,7 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
     Target target;
     std::optional<Dimension> value;
     Check check;
+    Kind plausible = Kind::Default;  // the plausible range of the value
   };
   static constexpr Action kActions[] = {
       {"pump_trip", core::EventKind::PumpTrip, Target::Cdu, std::nullopt, Check::Any},
@@ -1575,9 +1688,9 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
       {"clog_cold_plate", core::EventKind::ClogColdPlate, Target::Chip, Dimension::Dimensionless,
        Check::Positive},
       {"set_facility_supply_temperature", core::EventKind::SetFacilitySupplyTemperature,
-       Target::None, Dimension::Temperature, Check::Positive},
+       Target::None, Dimension::Temperature, Check::Positive, Kind::FacilityWaterTemperature},
       {"set_supply_temperature_setpoint", core::EventKind::SetSupplySetpoint, Target::Cdu,
-       Dimension::Temperature, Check::Positive},
+       Dimension::Temperature, Check::Positive, Kind::CoolantTemperature},
       {"set_pump_speed", core::EventKind::SetPumpSpeed, Target::Cdu, Dimension::Dimensionless,
        Check::Fraction},
       {"facility_pump_trip", core::EventKind::FacilityPumpTrip, Target::None, std::nullopt,
@@ -1592,7 +1705,7 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
       {"pause_job", core::EventKind::PauseJob, Target::TrainingJob, std::nullopt, Check::Any},
       {"resume_job", core::EventKind::ResumeJob, Target::TrainingJob, std::nullopt, Check::Any},
       {"set_power_cap", core::EventKind::SetPowerCap, Target::RackOrAll, Dimension::Power,
-       Check::NonNegative},
+       Check::NonNegative, Kind::GpuPowerLimit},
   };
   // Chip ids as the layout names them, for clog_cold_plate targets (built only when needed).
   std::optional<core::SiteLayout> layout;
@@ -1642,8 +1755,8 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
     e.where = m.where();
     e.time = m.quantity("at", Dimension::Time);
     if (e.time < 0.0 || e.time > sim.duration) {
-      m.fail("at", "must be from 0 s to the end of the simulation (" + seconds(sim.duration)
-                       + "), got " + seconds(e.time));
+      m.fail("at", "must be from 0 s to the end of the simulation (" + runEnd(sim) + "), got "
+                       + seconds(e.time));
     }
     if (action->target == Target::Cdu) e.target = requireCdu(m, "target", cdus, ids);
     if (action->target == Target::RackOrAll && m.has("target")) {
@@ -1687,6 +1800,7 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
              "below 100 degC, got "
                  + degC(e.value));
     }
+    if (action->value) m.plausible("value", e.value, *action->value, action->plausible);
     if (e.kind == core::EventKind::ClogColdPlate && e.value < 1.0) {
       m.fail("value", "a clogged cold plate's pressure-drop multiplier must be at least 1, got "
                           + std::to_string(e.value));
@@ -1716,7 +1830,8 @@ fs::path resolveDataDir(const MapReader& r, const std::string& scenario_path,
   return fs::path(fallback.empty() ? defaultDataDir() : fallback);
 }
 
-core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir) {
+core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir,
+                            const SimulationOverrides& overrides) {
   checkFormatVersion(doc, "racktwin_scenario", kScenarioFormatVersion, "scenario");
   const MapReader r =
       MapReader::root(doc, {"racktwin_scenario", "name", "description", "data_dir", "simulation",
@@ -1735,8 +1850,9 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   (void)r.optionalString("description", "a description");
   DataLibrary lib(resolveDataDir(r, doc.file, data_dir));
 
-  site.simulation = readSimulation(r);
+  site.simulation = readSimulation(r, overrides);
   site.secondary_coolant = readCoolant(r);
+  noteCoolant(site.secondary_coolant);
 
   FacilityOrigin facility_origin;
   site.facility = readFacilityWater(r, lib, facility_origin);
@@ -1755,7 +1871,7 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   }
 
   IdRegistry ids;
-  site.cdus = readCdus(r, lib, ids, site.facility.loop.present);
+  site.cdus = readCdus(r, lib, ids, site.facility.loop.present, site);
   if (site.facility.loop.present && site.cdus.size() > 1 && !facility_origin.header_segment) {
     throw core::InputError(facility_origin.loop_where, "facility_water.loop.header_segment",
                            "required key is missing: with " + std::to_string(site.cdus.size())
@@ -1781,14 +1897,17 @@ std::string defaultDataDir() {
   return std::string(RACKTWIN_SOURCE_DIR) + "/data";
 }
 
-core::SiteSpec loadScenario(const std::string& path) {
-  return loadScenarioFromString(detail::readFileBytes(path), path, "");
+core::SiteSpec loadScenario(const std::string& path, const SimulationOverrides& overrides) {
+  return loadScenarioFromString(detail::readFileBytes(path), path, "", overrides);
 }
 
 core::SiteSpec loadScenarioFromString(const std::string& text, const std::string& path_for_messages,
-                                      const std::string& data_dir) {
+                                      const std::string& data_dir,
+                                      const SimulationOverrides& overrides) {
+  detail::LoadSession session;
   const YamlDocument doc = detail::parseYaml(text, path_for_messages);
-  core::SiteSpec site = readScenario(doc, data_dir);
+  core::SiteSpec site = readScenario(doc, data_dir, overrides);
+  site.input_warnings = std::move(session.warnings);
   site.scenario_path = path_for_messages;
   site.scenario_text = text;
   return site;

@@ -65,6 +65,7 @@ void Twin::initialize() {
   metadata.substeps = impl_->site.simulation.substeps;
   metadata.record_interval = impl_->site.simulation.record_interval;
   metadata.duration = impl_->site.simulation.duration;
+  metadata.input_warnings = impl_->site.input_warnings;
   impl_->recorder.open(metadata);
   impl_->engine.initialize();
 }
@@ -121,6 +122,9 @@ core::Summary Twin::finish(bool complete) {
       {"wue_L_per_kWh",
        water && it > 0.0 ? std::optional<double>(*water * 1e3 / (it / 3.6e6)) : std::nullopt,
        "WUE, make-up water per IT energy", "L/kWh", 1.0, 0.0});
+  // Values of the scenario outside their engineering range (listed in the result's attributes).
+  summary.add({"input_warnings", static_cast<double>(m.site.input_warnings.size()),
+               "Input warnings (values outside their usual range)", "", 1.0, 0.0});
   // No summary figure is given from a non-finite result (a balance of 0 computed from NaN).
   for (const core::SummaryItem& item : summary.items()) {
     if (item.value && !std::isfinite(*item.value)) {

@@ -233,7 +233,24 @@ const MapReader::Entry& MapReader::require(std::string_view key, std::string_vie
   return *e;
 }
 
-double MapReader::convert(const Entry& e, core::Dimension d, Check check) const {
+void MapReader::checkPlausible(const Entry& e, double v, core::Dimension d, Kind kind) const {
+  const std::string error = physicalViolation(v, d, kind, e.value.Scalar());
+  if (!error.empty()) fail(e.key, error);
+  const std::string warning = engineeringViolation(v, d, kind, e.value.Scalar());
+  if (!warning.empty()) {
+    const core::SourceLocation at = whereValue(e.key);
+    addWarning(at.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) + ": key '"
+                   + keyPath(e.key) + "'",
+               warning);
+  }
+}
+
+void MapReader::plausible(std::string_view key, double v, core::Dimension d, Kind kind) const {
+  const Entry* e = find(key);
+  if (e != nullptr && e->value.IsScalar()) checkPlausible(*e, v, d, kind);
+}
+
+double MapReader::convert(const Entry& e, core::Dimension d, Check check, Kind kind) const {
   if (!e.value.IsScalar()) fail(e.key, "expected " + describe(d) + ", got " + nodeKind(e.value));
   double v = 0.0;
   try {
@@ -242,24 +259,25 @@ double MapReader::convert(const Entry& e, core::Dimension d, Check check) const 
     fail(e.key, ex.what());
   }
   checkValue(v, check, e.value.Scalar(), this, e.key, nullptr, 0);
+  checkPlausible(e, v, d, kind);
   return v;
 }
 
-double MapReader::quantity(std::string_view key, core::Dimension d, Check check) const {
-  return convert(require(key, describe(d)), d, check);
+double MapReader::quantity(std::string_view key, core::Dimension d, Check check, Kind kind) const {
+  return convert(require(key, describe(d)), d, check, kind);
 }
 
 std::optional<double> MapReader::optionalQuantity(std::string_view key, core::Dimension d,
-                                                  Check check) const {
+                                                  Check check, Kind kind) const {
   markUsed(key);
   const Entry* e = find(key);
   if (e == nullptr) return std::nullopt;
-  return convert(*e, d, check);
+  return convert(*e, d, check, kind);
 }
 
-double MapReader::quantityOr(std::string_view key, core::Dimension d, double fallback,
-                             Check check) const {
-  return optionalQuantity(key, d, check).value_or(fallback);
+double MapReader::quantityOr(std::string_view key, core::Dimension d, double fallback, Check check,
+                             Kind kind) const {
+  return optionalQuantity(key, d, check, kind).value_or(fallback);
 }
 
 double MapReader::number(std::string_view key, Check check) const {
@@ -274,6 +292,7 @@ double MapReader::number(std::string_view key, Check check) const {
          "expected a plain number (the key name gives the unit), got '" + e.value.Scalar() + "'");
   }
   checkValue(v, check, e.value.Scalar(), this, key, nullptr, 0);
+  checkPlausible(e, v, core::Dimension::Dimensionless, Kind::PlainNumber);
   return v;
 }
 
@@ -450,7 +469,7 @@ MapReader ListReader::map(std::size_t i, std::initializer_list<std::string_view>
   return MapReader(file_, items_[i], itemPath(i), allowed, m);
 }
 
-double ListReader::quantity(std::size_t i, core::Dimension d, Check check) const {
+double ListReader::quantity(std::size_t i, core::Dimension d, Check check, Kind kind) const {
   RACKTWIN_ASSERT(i < items_.size(), "list index out of range");
   const YAML::Node& n = items_[i];
   if (!n.IsScalar()) failItem(i, "expected " + describe(d) + ", got " + nodeKind(n));
@@ -461,6 +480,15 @@ double ListReader::quantity(std::size_t i, core::Dimension d, Check check) const
     failItem(i, ex.what());
   }
   checkValue(v, check, n.Scalar(), nullptr, "", this, i);
+  const std::string error = physicalViolation(v, d, kind, n.Scalar());
+  if (!error.empty()) failItem(i, error);
+  const std::string warning = engineeringViolation(v, d, kind, n.Scalar());
+  if (!warning.empty()) {
+    const core::SourceLocation at = whereItem(i);
+    addWarning(at.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) + ": key '"
+                   + itemPath(i) + "'",
+               warning);
+  }
   return v;
 }
 

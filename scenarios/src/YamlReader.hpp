@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "Plausibility.hpp"
 #include "racktwin/core/ComponentId.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Units.hpp"
@@ -79,11 +80,18 @@ class MapReader {
   void restrictTo(std::initializer_list<std::string_view> allowed, const std::string& why) const;
 
   // Quantities: "<number> <unit>" converted to SI.
-  double quantity(std::string_view key, core::Dimension d, Check check = Check::Any) const;
+  // Each is also checked against the plausible ranges of its kind (Plausibility.hpp): outside
+  // the physical range an InputError, outside the engineering range a warning in the session.
+  double quantity(std::string_view key, core::Dimension d, Check check = Check::Any,
+                  Kind kind = Kind::Default) const;
   std::optional<double> optionalQuantity(std::string_view key, core::Dimension d,
-                                         Check check = Check::Any) const;
+                                         Check check = Check::Any, Kind kind = Kind::Default) const;
   double quantityOr(std::string_view key, core::Dimension d, double fallback,
-                    Check check = Check::Any) const;
+                    Check check = Check::Any, Kind kind = Kind::Default) const;
+
+  /// Checks a value read earlier (with Kind::Default) against the ranges of `kind`: for call
+  /// sites whose own, more specific checks should speak first.
+  void plausible(std::string_view key, double v, core::Dimension d, Kind kind) const;
 
   /// A plain number written with its unit in the key name (for units that have no Dimension).
   double number(std::string_view key, Check check = Check::Any) const;
@@ -126,7 +134,8 @@ class MapReader {
   const Entry* find(std::string_view key) const;
   const Entry& require(std::string_view key, std::string_view expected) const;
   void markUsed(std::string_view key) const;
-  double convert(const Entry& e, core::Dimension d, Check check) const;
+  double convert(const Entry& e, core::Dimension d, Check check, Kind kind) const;
+  void checkPlausible(const Entry& e, double v, core::Dimension d, Kind kind) const;
   void checkAllowed(std::string_view key) const;
 
   std::string file_;
@@ -150,7 +159,8 @@ class ListReader {
   [[noreturn]] void failItem(std::size_t i, const std::string& message) const;
 
   MapReader map(std::size_t i, std::initializer_list<std::string_view> allowed) const;
-  double quantity(std::size_t i, core::Dimension d, Check check = Check::Any) const;
+  double quantity(std::size_t i, core::Dimension d, Check check = Check::Any,
+                  Kind kind = Kind::Default) const;
   std::string string(std::size_t i, std::string_view expected) const;
   core::ComponentId id(std::size_t i) const;
 

@@ -111,6 +111,15 @@ TEST_CASE("bad/negative_flow: a negative flow in a data file names the data file
       Expected{data_file, 7, "secondary_nominal_flow", {"must be > 0, got '-5 L/min'"}, 25});
 }
 
+TEST_CASE("bad/: absurd values are refused at their line (plausible ranges)", "[scenarios]") {
+  requireFileError("gpu_power_limit_gigawatt.yaml", 15, "racks[0].gpu_power_limit",
+                   {"must be at most 5000 W", "got '1e9 kW'"}, 22);
+  requireFileError("cdu_setpoint_boiling.yaml", 11, "cdus[0].supply_temperature_setpoint",
+                   {"must be at most 100 degC", "boiling point"}, 34);
+  requireFileError("facility_water_frozen.yaml", 7, "facility_water.supply_temperature",
+                   {"must be at least 0 degC", "freezing point of water"}, 38);
+}
+
 TEST_CASE("bad/unknown_component: a rack on a CDU that does not exist", "[scenarios]") {
   requireFileError("unknown_component.yaml", 14, "racks[0].cdu",
                    {"unknown component 'row1/cdu9'; defined CDUs: row1/cdu1"}, 10);

@@ -22,7 +22,8 @@
 //   root attributes                program_version, site_name, scenario_path, seed, step_s,
 //                                  substeps, record_interval_s, duration_s, complete (0/1),
 //                                  record_convention (the rule above, as text), summary_json
-//                                  (set when the run ends)
+//                                  (set when the run ends), input_warnings (the scenario's
+//                                  plausibility warnings, one a line; absent when there are none)
 // All string attributes are variable-length UTF-8. The file is flushed every `flush_rows` samples
 // so a run killed part-way leaves a readable file with complete = 0. The file is written as
 // <path>.partial and renamed to <path> at the first flush.

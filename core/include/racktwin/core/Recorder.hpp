@@ -68,6 +68,7 @@ struct RunMetadata {
   int substeps = 1;
   double record_interval = 0.0;  // s
   double duration = 0.0;         // s
+  std::vector<std::string> input_warnings;  // the scenario's plausibility warnings, one a line
 };
 
 class RecorderSink {

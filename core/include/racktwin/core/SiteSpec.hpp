@@ -478,6 +478,9 @@ struct SiteSpec {
   std::vector<EventSpec> events;
   std::string scenario_path;  // as given on the command line
   std::string scenario_text;  // the file's bytes, stored in the result
+  // Plausibility warnings of the load, "FILE:LINE:COLUMN: key 'KEY': warning: ..."
+  // (docs/scenario-format.md, "Plausible ranges"): reported on stderr, in the summary and result.
+  std::vector<std::string> input_warnings;
 };
 
 }  // namespace racktwin::core

@@ -2,6 +2,7 @@
 // Scenario format v1 (docs/scenario-format.md): a YAML file that names the site's CDUs, racks,
 // workload and events, and the component data files (data/) they are built from. Loading
 // validates everything and converts every quantity to SI; the models only ever see the SiteSpec.
+#include <optional>
 #include <string>
 
 #include "racktwin/core/SiteSpec.hpp"
@@ -17,14 +18,24 @@ inline constexpr int kDataFormatVersion = 1;
 /// and not empty, else the data/ folder of the source tree this program was built from.
 std::string defaultDataDir();
 
+/// Command-line values that replace the file's `simulation:` keys. They are checked where the
+/// file's values are, with the same rules (whole steps, events and jobs inside the run), and an
+/// error names the option ("--duration") at "<command line>".
+struct SimulationOverrides {
+  std::optional<double> step;      // s, --step
+  std::optional<double> duration;  // s, --duration
+};
+
 /// Loads and validates a scenario and the data files it names. Throws core::InputError naming
-/// file, line and key. SiteSpec::scenario_text holds the file's bytes, read once.
-core::SiteSpec loadScenario(const std::string& path);
+/// file, line and key. SiteSpec::scenario_text holds the file's bytes, read once;
+/// SiteSpec::input_warnings the values outside their engineering range.
+core::SiteSpec loadScenario(const std::string& path, const SimulationOverrides& overrides = {});
 
 /// As loadScenario, from text already in memory. `path_for_messages` names the text in messages
 /// and is the base of a relative `data_dir:`; `data_dir` replaces defaultDataDir() when the text
 /// has no `data_dir:` key (empty: use defaultDataDir()).
 core::SiteSpec loadScenarioFromString(const std::string& text, const std::string& path_for_messages,
-                                      const std::string& data_dir);
+                                      const std::string& data_dir,
+                                      const SimulationOverrides& overrides = {});
 
 }  // namespace racktwin::scenarios

@@ -1,0 +1,276 @@
+#include "Plausibility.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+
+namespace racktwin::scenarios::detail {
+namespace {
+
+thread_local LoadSession* g_current = nullptr;
+
+constexpr double C(double T_degC) {
+  return core::fromCelsius(T_degC);
+}
+
+std::string number(double value) {
+  std::array<char, 32> buffer{};
+  const int n = std::snprintf(buffer.data(), buffer.size(), "%.6g", value);
+  return n < 0 ? std::string("?") : std::string(buffer.data());
+}
+
+bool isFractionKind(Kind k) {
+  return k == Kind::PumpSpeed || k == Kind::PumpEfficiency || k == Kind::ConverterEfficiency;
+}
+
+const char* siUnit(core::Dimension d) {
+  switch (d) {
+    case core::Dimension::Dimensionless:
+      return "";
+    case core::Dimension::Temperature:
+      return "degC";
+    case core::Dimension::TemperatureDifference:
+      return "K";
+    case core::Dimension::Time:
+      return "s";
+    case core::Dimension::Length:
+      return "m";
+    case core::Dimension::Volume:
+      return "m3";
+    case core::Dimension::VolumeFlow:
+      return "m3/s";
+    case core::Dimension::MassFlow:
+      return "kg/s";
+    case core::Dimension::Pressure:
+      return "Pa";
+    case core::Dimension::Power:
+      return "W";
+    case core::Dimension::Energy:
+      return "J";
+    case core::Dimension::ThermalResistance:
+      return "K/W";
+    case core::Dimension::HeatCapacity:
+      return "J/K";
+    case core::Dimension::ThermalConductance:
+      return "W/K";
+    case core::Dimension::Voltage:
+      return "V";
+  }
+  return "";
+}
+
+/// A symmetric generic range: |x| <= limit.
+Plausibility symmetric(double limit, const std::string& reason) {
+  Plausibility p;
+  p.physical.min = -limit;
+  p.physical.max = limit;
+  p.physical.min_reason = reason;
+  p.physical.max_reason = reason;
+  return p;
+}
+
+Plausibility generic(core::Dimension d) {
+  using core::Dimension;
+  switch (d) {
+    case Dimension::Dimensionless:
+      return symmetric(1e6, "no ratio, fraction or exponent of a site is near a million");
+    case Dimension::Temperature: {
+      Plausibility p;
+      p.physical.min = C(-200.0);
+      p.physical.min_reason =
+          "colder than liquid nitrogen at -196 degC: no air or liquid of a site";
+      p.physical.max = C(500.0);
+      p.physical.max_reason = "no material of a site (coolant, plastics, solder) survives it";
+      return p;
+    }
+    case Dimension::TemperatureDifference:
+      return symmetric(200.0, "larger than any temperature difference of a liquid-cooled site");
+    case Dimension::Time:
+      return symmetric(3.2e9, "more than a century");
+    case Dimension::Length:
+      return symmetric(1e4, "longer than any pipe or cable of a data-centre campus");
+    case Dimension::Volume:
+      return symmetric(1e5, "more than the liquid of any cooling plant");
+    case Dimension::VolumeFlow:
+      return symmetric(100.0, "more than the cooling water of a large power station");
+    case Dimension::MassFlow:
+      return symmetric(1e5, "more than the cooling water of a large power station");
+    case Dimension::Pressure: {
+      Plausibility p = symmetric(1e7, "beyond the rating of any liquid-cooling component");
+      p.engineering.max = 16e5;
+      p.engineering.max_reason = "above PN16, the usual rating of loop piping and fittings";
+      return p;
+    }
+    case Dimension::Power:
+      return symmetric(1e10, "more than the largest data-centre campus (a few GW)");
+    case Dimension::Energy:
+      return symmetric(3.6e13, "more than 10 GWh, beyond any site's storage");
+    case Dimension::ThermalResistance:
+      return symmetric(1e3, "a path of more than 1000 K/W carries no heat worth modelling");
+    case Dimension::HeatCapacity:
+      return symmetric(1e12, "more than the water of any cooling plant");
+    case Dimension::ThermalConductance:
+      return symmetric(1e10, "more than any heat exchanger or room of a site");
+    case Dimension::Voltage:
+      return symmetric(1.2e6, "above the highest transmission voltage in service (1.1 MV)");
+  }
+  return {};
+}
+
+}  // namespace
+
+LoadSession::LoadSession() : previous_(g_current) {
+  g_current = this;
+}
+LoadSession::~LoadSession() {
+  g_current = previous_;
+}
+LoadSession* LoadSession::current() noexcept {
+  return g_current;
+}
+
+void addWarning(const std::string& where_and_key, const std::string& message) {
+  if (g_current != nullptr) g_current->warnings.push_back(where_and_key + ": warning: " + message);
+}
+
+Plausibility plausibility(core::Dimension d, Kind k) {
+  Plausibility p;
+  switch (k) {
+    case Kind::Default:
+      return generic(d);
+    case Kind::RunLength:
+      return p;  // at most kMaxSimulationSteps steps, checked by the loader with its own message
+    case Kind::PlainNumber:
+      return symmetric(1e9, "beyond any quantity of a site in the unit the key names");
+    case Kind::CoolantTemperature: {
+      const LoadSession* s = LoadSession::current();
+      const double T_freeze = s != nullptr ? s->coolant_T_freeze : core::kZeroCelsius_K;
+      const std::string name = s != nullptr ? s->coolant_name : std::string("water");
+      p.physical.min = T_freeze;
+      p.physical.min_reason = "the freezing point of the secondary coolant " + name + ", "
+                              + number(core::toCelsius(T_freeze)) + " degC";
+      p.physical.max = C(100.0);
+      p.physical.max_reason = "the boiling point of water at atmospheric pressure";
+      p.engineering.min = C(17.0);
+      p.engineering.max = C(45.0);
+      p.engineering.min_reason = p.engineering.max_reason =
+          "the ASHRAE / OCP secondary (TCS) supply window is 17-45 degC (gb300_nvl72.md)";
+      return p;
+    }
+    case Kind::FacilityWaterTemperature:
+      p.physical.min = C(0.0);
+      p.physical.min_reason = "the freezing point of water; facility water holds no glycol";
+      p.physical.max = C(100.0);
+      p.physical.max_reason = "the boiling point of water at atmospheric pressure";
+      p.engineering.min = C(2.0);
+      p.engineering.min_reason = "below 2 degC, the minimum of the ASHRAE liquid classes W17-W45";
+      p.engineering.max = C(45.0);
+      p.engineering.max_reason =
+          "above 45 degC, the top of ASHRAE class W45 (class W+: check CDU and chip ratings)";
+      return p;
+    case Kind::RoomAirTemperature:
+      p.physical.min = C(-90.0);
+      p.physical.min_reason =
+          "colder than the lowest air temperature recorded on Earth, -89.2 degC";
+      p.physical.max = C(100.0);
+      p.physical.max_reason = "above the boiling point of water: no room of equipment";
+      p.engineering.min = C(15.0);
+      p.engineering.max = C(32.0);
+      p.engineering.min_reason = p.engineering.max_reason =
+          "ASHRAE class A1 allowable inlet air is 15-32 degC";
+      return p;
+    case Kind::JunctionTemperature:
+      p.physical.min = C(0.0);
+      p.physical.min_reason = "below 0 degC no liquid-cooled chip runs";
+      p.physical.max = C(200.0);
+      p.physical.max_reason = "silicon devices and their solder fail; rated 150-175 degC at most";
+      p.engineering.min = C(60.0);
+      p.engineering.max = C(110.0);
+      p.engineering.min_reason = p.engineering.max_reason =
+          "accelerator limits are 80-105 degC (gb300_nvl72.md: slowdown 87 degC, shutdown 95-100 "
+          "degC [E])";
+      return p;
+    case Kind::ChipPower:
+    case Kind::GpuPowerLimit:
+      p.physical.max = 5000.0;
+      p.physical.max_reason =
+          "no single chip package passes more than a few kW through a cold plate; B300: 1400 W";
+      if (k == Kind::GpuPowerLimit) {
+        p.engineering.max = 1400.0;
+        p.engineering.max_reason =
+            "above the B300's 1400 W maximum power limit (nvidia-smi max_limit, gb300_nvl72.md)";
+      }
+      return p;
+    case Kind::CableLength:
+      p.physical.max = 1e4;
+      p.physical.max_reason = "longer than any feed inside a data-centre campus";
+      p.engineering.max = 300.0;
+      p.engineering.max_reason = "longer than a feed within one building: check the voltage drop";
+      return p;
+    case Kind::PipeDiameter:
+      p.physical.min = 1e-4;
+      p.physical.min_reason = "narrower than any coolant channel (0.1 mm)";
+      p.physical.max = 5.0;
+      p.physical.max_reason = "wider than any pipe of a cooling plant";
+      return p;
+    case Kind::PumpSpeed:
+      p.physical.min = 0.01;
+      p.physical.min_reason =
+          "below 1 % of rated speed a drive does not run the pump; a percentage written as a "
+          "fraction?";
+      p.engineering.min = 0.2;
+      p.engineering.min_reason =
+          "below the 20-30 % minimum speed of variable-speed pumps (motor cooling, stable flow)";
+      return p;
+    case Kind::PumpEfficiency:
+      p.physical.min = 0.01;
+      p.physical.min_reason = "below 1 %: a percentage written as a fraction?";
+      p.engineering.min = 0.2;
+      p.engineering.min_reason = "below 20 %, less than small circulators reach";
+      return p;
+    case Kind::ConverterEfficiency:
+      p.physical.min = 0.1;
+      p.physical.min_reason =
+          "a converter below 10 % would dissipate nine times its output and burn; a percentage "
+          "written as a fraction?";
+      p.engineering.min = 0.8;
+      p.engineering.min_reason = "below 80 %, the 80 PLUS base level";
+      return p;
+  }
+  return generic(d);
+}
+
+std::string displayValue(double value, core::Dimension d, Kind k) {
+  if (d == core::Dimension::Temperature) return number(core::toCelsius(value)) + " degC";
+  if (d == core::Dimension::Dimensionless && isFractionKind(k)) return number(value * 100.0) + " %";
+  const std::string unit = siUnit(d);
+  return unit.empty() ? number(value) : number(value) + " " + unit;
+}
+
+std::string physicalViolation(double value, core::Dimension d, Kind k, const std::string& text) {
+  const Plausibility p = plausibility(d, k);
+  if (!std::isfinite(value)) return "must be a finite number, got '" + text + "'";
+  if (p.physical.min && value < *p.physical.min) {
+    return "must be at least " + displayValue(*p.physical.min, d, k) + " (" + p.physical.min_reason
+           + "), got '" + text + "'";
+  }
+  if (p.physical.max && value > *p.physical.max) {
+    return "must be at most " + displayValue(*p.physical.max, d, k) + " (" + p.physical.max_reason
+           + "), got '" + text + "'";
+  }
+  return {};
+}
+
+std::string engineeringViolation(double value, core::Dimension d, Kind k, const std::string& text) {
+  const Plausibility p = plausibility(d, k);
+  const Bound& e = p.engineering;
+  const bool low = e.min && value < *e.min;
+  const bool high = e.max && value > *e.max;
+  if (!low && !high) return {};
+  const std::string range = (e.min ? displayValue(*e.min, d, k) : std::string("-inf")) + " to "
+                            + (e.max ? displayValue(*e.max, d, k) : std::string("+inf"));
+  return "'" + text + "' (" + displayValue(value, d, k) + ") is outside the usual range " + range
+         + ": " + (low ? e.min_reason : e.max_reason);
+}
+
+}  // namespace racktwin::scenarios::detail
