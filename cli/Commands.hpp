@@ -19,6 +19,7 @@ struct RunArguments {
   std::string output;  // empty: out/<scenario name>.h5
   std::optional<double> duration_s;
   std::optional<double> step_s;
+  std::optional<double> record_interval_s;
   std::string summary_json;
   bool quiet = false;
 };

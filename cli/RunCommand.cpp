@@ -77,6 +77,7 @@ int runCommand(const RunArguments& arguments) {
     scenarios::SimulationOverrides overrides;
     overrides.step = arguments.step_s;
     overrides.duration = arguments.duration_s;
+    overrides.record_interval = arguments.record_interval_s;
     site = scenarios::loadScenario(arguments.scenario, overrides);
   } catch (const core::InputError& error) {
     std::fprintf(stderr, "racktwin: %s\n", error.what());

@@ -22,6 +22,9 @@ int main(int argc, char** argv) {
                           "Simulated time in seconds (overrides the scenario)");
   run_command->add_option("--step", run.step_s,
                           "Macro (thermal) step in seconds (overrides the scenario)");
+  run_command->add_option("--record-interval", run.record_interval_s,
+                          "Seconds between records, a whole number of steps (overrides the "
+                          "scenario)");
   run_command->add_option("--summary-json", run.summary_json,
                           "Also write the run summary as JSON to this file");
   run_command->add_flag("-q,--quiet", run.quiet, "Print nothing but errors");

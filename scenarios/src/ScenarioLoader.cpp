@@ -853,12 +853,20 @@ core::SimulationSpec readSimulation(const MapReader& r, const SimulationOverride
   }
   s.substeps = m.integerOr("substeps", 10, 1, kMaxSubsteps);
   s.record_interval = m.quantityOr("record_interval", Dimension::Time, s.step, Check::Positive);
-  if (o.step && m.has("record_interval")) {
+  if (o.record_interval) {
+    s.record_interval = checkedOption("--record-interval", *o.record_interval, Kind::Default);
+    requireWholeStepsOption("--record-interval", o.step ? "--step" : "--record-interval",
+                            "record_interval", s.record_interval, s.step);
+  } else if (o.step && m.has("record_interval")) {
     requireWholeStepsOption("--step", "--step", "record_interval", s.record_interval, s.step);
   } else {
     requireWholeSteps(m, "record_interval", s.record_interval, s.step);
   }
   if (s.record_interval > s.duration) {
+    if (o.record_interval) {
+      throw core::InputError({"<command line>", 0, 0}, "--record-interval",
+                             "must not exceed the duration (" + seconds(s.duration) + ")");
+    }
     if (o.duration) {
       throw core::InputError({"<command line>", 0, 0}, "--duration",
                              "must not be shorter than simulation.record_interval ("

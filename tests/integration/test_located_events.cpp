@@ -21,9 +21,10 @@ TEST_CASE("Ride-through and throttled time of a pump trip do not depend on the s
   std::vector<double> ride, throttled;
   for (const char* step : {"0.25", "0.5", "1", "2", "5"}) {
     const std::string json = dir + "/s" + step + ".json";
-    const auto run = test::runProgram(std::string(RACKTWIN_CLI)
-                                      + " run scenarios/faults/cdu-pump-trip.yaml -q --step " + step
-                                      + " -o " + dir + "/r.h5 --summary-json " + json);
+    const auto run = test::runProgram(
+        std::string(RACKTWIN_CLI)
+        + " run scenarios/faults/cdu-pump-trip.yaml -q --record-interval 10 --step " + step + " -o "
+        + dir + "/r.h5 --summary-json " + json);
     INFO("step " << step << ": " << run.err);
     REQUIRE(run.exit_code == 0);
     const auto s = nlohmann::json::parse(test::readFile(json));

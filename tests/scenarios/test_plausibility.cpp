@@ -242,14 +242,19 @@ TEST_CASE("Options --step and --duration are checked like the file's keys, namin
     requireInputError([&] { (void)loadScenario(kNvl72, o); },
                       Expected{"<command line>", 0, option, {part}});
   };
-  refused({std::nullopt, -5.0}, "--duration", "must be > 0");
-  refused({std::nullopt, 1e300}, "--duration", "steps are allowed");
-  refused({1e300, std::nullopt}, "--step", "more than a century");
-  refused({0.0, std::nullopt}, "--step", "must be > 0");
-  refused({std::nullopt, 10.5}, "--duration", "whole number of steps");
-  refused({1.0, 10.5}, "--duration", "whole number of steps");  // both given: the duration
-  refused({0.4, std::nullopt}, "--step", "record_interval must be a whole number of steps");
-  refused({std::nullopt, 0.5}, "--duration", "whole number of steps");
+  refused({std::nullopt, -5.0, std::nullopt}, "--duration", "must be > 0");
+  refused({std::nullopt, 1e300, std::nullopt}, "--duration", "steps are allowed");
+  refused({1e300, std::nullopt, std::nullopt}, "--step", "more than a century");
+  refused({0.0, std::nullopt, std::nullopt}, "--step", "must be > 0");
+  refused({std::nullopt, 10.5, std::nullopt}, "--duration", "whole number of steps");
+  refused({1.0, 10.5, std::nullopt}, "--duration",
+          "whole number of steps");  // both given: the duration
+  refused({0.4, std::nullopt, std::nullopt}, "--step",
+          "record_interval must be a whole number of steps");
+  refused({std::nullopt, 0.5, std::nullopt}, "--duration", "whole number of steps");
+  refused({std::nullopt, std::nullopt, 1.5}, "--record-interval", "whole number of steps");
+  refused({std::nullopt, std::nullopt, -1.0}, "--record-interval", "must be > 0");
+  refused({std::nullopt, std::nullopt, 1e5}, "--record-interval", "must not exceed the duration");
   SimulationOverrides ok;
   ok.duration = 120.0;
   ok.step = 0.5;

@@ -24,6 +24,7 @@ std::string defaultDataDir();
 struct SimulationOverrides {
   std::optional<double> step;      // s, --step
   std::optional<double> duration;  // s, --duration
+  std::optional<double> record_interval;  // s, --record-interval
 };
 
 /// Loads and validates a scenario and the data files it names. Throws core::InputError naming
