@@ -96,6 +96,7 @@ ElectricalModel::ElectricalModel(const core::SiteSpec& site, const core::SiteLay
   rack_P_psu_loss_.assign(racks, 0.0);
   rack_psu_efficiency_.assign(racks, 0.0);
   gpu_P_.assign(layout.gpu_count, 0.0);
+  gpu_P_step_mean_.assign(layout.gpu_count, 0.0);
   rack_held_dt_.assign(racks, 0.0);
   rack_chips_held_dt_.assign(racks, 0.0);
   rack_P_air_.assign(racks, 0.0);
@@ -395,6 +396,7 @@ void ElectricalModel::solve(double dt, core::SiteState& state) {
   }
   site_P_it_ = site_P_ac;
   site_P_it_mean_ = site_P_ac_mean;
+  publishGpuMeans(state, dt);
   gpus_unpowered_ = gpus_off;
   if (dt > 0.0) {
     it_energy_.add(site_P_ac * dt);
@@ -404,6 +406,17 @@ void ElectricalModel::solve(double dt, core::SiteState& state) {
     load_energy_.add(site_P_dc * dt);
   }
   recordSite(state.time, dt, site_P_ac, site_P_ac);
+}
+
+void ElectricalModel::publishGpuMeans(const core::SiteState& state, double dt) {
+  if (!state.last_substep) return;  // every rack flushed its GPU energies at the last sub-step
+  const double elapsed = state.time + dt - state.step_start;
+  if (!(elapsed > 0.0)) return;
+  const double inv = 1.0 / elapsed;
+  const double* E = state.gpu_E_step.data();
+  double* P = gpu_P_step_mean_.data();
+  for (std::size_t g = 0; g < gpu_P_step_mean_.size(); ++g)
+    P[g] = E[g] * inv;
 }
 
 void ElectricalModel::recordSite(double t, double dt, double P_facility, double P_it) {
@@ -502,8 +515,8 @@ void ElectricalModel::declareChannels(core::Recorder& recorder) {
   }
   if (layout_.gpu_count > 0) {
     recorder.add(core::ChannelInfo{"gpu", "P", "W", "Electrical power drawn by the GPU",
-                                   layout_.gpu_ids, core::Aggregation::SubstepMean},
-                 gpu_P_.data());
+                                   layout_.gpu_ids, core::Aggregation::Mean},
+                 gpu_P_step_mean_.data());
   }
   recorder.add(core::ChannelInfo{"site",
                                  "P_it",

@@ -342,6 +342,7 @@ void ElectricalModel::solveTree(double t, double dt, core::SiteState& state) {
   for (std::size_t r = 0; r < layout_.rack_count; ++r)
     commitRack(r, t, dt, state, sums);
   publishRackViews(state, dt);
+  publishGpuMeans(state, dt);
   dist_->commit(t, dt);
   if (dt > 0.0) feed_utilisation_max_ = std::max(feed_utilisation_max_, sums.feed_use_max);
 

@@ -135,6 +135,10 @@ class ElectricalModel final : public core::Model {
   /// utilisation and breaker states), from the sub-step of length dt just committed (every
   /// sub-step: the recorder integrates the rates over sub-steps).
   void publishRackViews(const core::SiteState& state, double dt);
+  /// At the macro step's last sub-step: each GPU's mean power over the step, its energy over the
+  /// step's length (the gpu/P record, a macro-step mean: exact energies without integrating
+  /// every GPU at every sub-step).
+  void publishGpuMeans(const core::SiteState& state, double dt);
   void computeRack(std::size_t r, double t, double dt, const core::SiteState& state);
   struct StepSums {
     double P_ac = 0.0, P_grid_dc = 0.0, P_psu_loss = 0.0, P_load = 0.0, P_busbar_loss = 0.0,
@@ -170,7 +174,8 @@ class ElectricalModel final : public core::Model {
   std::vector<double> rack_P_dc_;
   std::vector<double> rack_P_psu_loss_;
   std::vector<double> rack_psu_efficiency_;
-  std::vector<double> gpu_P_;  // also the scratch of the GPU powers in a tree step
+  std::vector<double> gpu_P_;            // also the scratch of the GPU powers in a tree step
+  std::vector<double> gpu_P_step_mean_;  // W, recorder view: mean over the last macro step
   double site_P_it_ = 0.0;
   double site_P_it_mean_ = 0.0;  // W, mean since the macro step began (every sub-step)
 
