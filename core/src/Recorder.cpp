@@ -43,8 +43,12 @@ void Recorder::open(const RunMetadata& metadata) {
                     "Aggregation::Max is the recorder's own sibling channel, not declarable");
     names.emplace(channel.group, channel.name);
   }
+  // A record of one macro step has its sample as its maximum (maxima are over the macro steps'
+  // values): the sibling would be a second copy of the same numbers, so it is left out.
+  const bool one_step_records =
+      metadata.step > 0.0 && metadata.record_interval <= metadata.step * (1.0 + 1e-9);
   const std::size_t declared = channels_.size();
-  for (std::size_t c = 0; c < declared; ++c) {
+  for (std::size_t c = 0; c < declared && !one_step_records; ++c) {
     if (channels_[c].aggregation != Aggregation::SampleAndMax) continue;
     ChannelInfo max = channels_[c];
     max.name += "_max";

@@ -15,7 +15,8 @@
 //                                      totals; temperatures);
 //                                    "max": /<group>/<name>_max, same shape as its sampled
 //                                      sibling, the maximum over (t_(k-1), t_k] of the macro
-//                                      steps' values (temperatures).
+//                                      steps' values (temperatures); absent when the record
+//                                      interval is one macro step (the sample is the max).
 //                                  The record at t = 0 is the initial state (all kinds); a run
 //                                  ending between record times has a last record at its end.
 //   /scenario/text                 the scenario file as given (variable-length UTF-8 string)
