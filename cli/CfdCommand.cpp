@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "Commands.hpp"
+#include "OutputFiles.hpp"
 #include "racktwin/cfd/CfdError.hpp"
 #include "racktwin/cfd/ChannelCase.hpp"
 #include "racktwin/cfd/ColdPlateCurve.hpp"
@@ -37,6 +38,7 @@ struct ChannelArguments {
   std::string heated = "both";
   std::string case_dir = "cfd-channel";
   bool keep = false;
+  bool force = false;  // take a non-empty case folder this program did not create
   bool json = false;
 };
 
@@ -48,6 +50,7 @@ struct ColdPlateArguments {
   std::string vtk_dir;
   std::string case_dir;
   bool keep = false;
+  bool force = false;  // take a non-empty case folder this program did not create
   bool quiet = false;
 };
 
@@ -82,14 +85,22 @@ int channelCommand(const ChannelArguments& a) {
       throw std::invalid_argument("--heated: expected 'one' or 'both', got '" + a.heated + "'");
     }
     cfd::validate(spec);
+    claimCaseFolder(a.case_dir, a.force, "--case");
   } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "racktwin cfd channel: %s\n", e.what());
+    return kBadInput;
+  } catch (const core::InputError& e) {
     std::fprintf(stderr, "racktwin cfd channel: %s\n", e.what());
     return kBadInput;
   }
   try {
     const cfd::ProcessRunner runner(cfd::OpenFoamEnvironment::fromProcess());
     const cfd::ChannelResult r = cfd::runChannel(spec, a.case_dir, runner);
-    if (!a.keep) removeCase(a.case_dir);
+    if (!a.keep) {
+      removeCase(a.case_dir);
+    } else {
+      markCaseFolder(a.case_dir);  // the case writer cleaned the folder, marker included
+    }
     const double dp_error = r.dp_dx / r.dp_dx_exact - 1.0;
     const double nu_error = r.Nu / r.Nu_exact - 1.0;
     if (a.json) {
@@ -140,9 +151,11 @@ int channelCommand(const ChannelArguments& a) {
                 a.keep ? (", case kept in " + a.case_dir).c_str() : "");
     return kSuccess;
   } catch (const cfd::OpenFoamMissing& e) {
+    markCaseFolder(a.case_dir);
     std::fprintf(stderr, "racktwin cfd channel: %s\n", e.what());
     return kRunFailed;
   } catch (const std::exception& e) {
+    markCaseFolder(a.case_dir);
     std::fprintf(stderr, "racktwin cfd channel: %s\n", e.what());
     return kRunFailed;
   }
@@ -190,6 +203,13 @@ int coldPlateCommand(const ColdPlateArguments& a) {
     return kBadInput;
   }
   const fs::path work = a.case_dir.empty() ? fs::path(a.output + ".cases") : fs::path(a.case_dir);
+  try {
+    checkOutputTarget(a.output, "-o", {a.spec});
+    claimCaseFolder(work, a.force, a.case_dir.empty() ? "-o" : "--case");
+  } catch (const core::InputError& e) {
+    std::fprintf(stderr, "racktwin cfd coldplate: %s\n", e.what());
+    return kBadInput;
+  }
   cfd::ColdPlateRunOptions options;
   options.processes = a.np;
   options.vtk_dir = a.vtk_dir;
@@ -253,6 +273,9 @@ std::vector<Subcommand> addCfdCommands(CLI::App& app) {
   channel->add_option("--heated", channel_args->heated, "Heated walls: one or both (default both)");
   channel->add_option("--case", channel_args->case_dir, "Case directory (default cfd-channel)");
   channel->add_flag("--keep", channel_args->keep, "Keep the case directory");
+  channel->add_flag("--force", channel_args->force,
+                    "Use a non-empty case directory this program did not create (its contents "
+                    "are removed)");
   channel->add_flag("--json", channel_args->json, "Print the result as JSON");
 
   auto plate_args = std::make_shared<ColdPlateArguments>();
@@ -267,6 +290,9 @@ std::vector<Subcommand> addCfdCommands(CLI::App& app) {
   plate->add_option("--case", plate_args->case_dir,
                     "Case directory (default: <output>.cases, removed unless --keep)");
   plate->add_flag("--keep", plate_args->keep, "Keep the case directories");
+  plate->add_flag("--force", plate_args->force,
+                  "Use a non-empty case directory this program did not create (its contents are "
+                  "removed)");
   plate->add_flag("-q,--quiet", plate_args->quiet, "Print nothing but errors");
 
   return {Subcommand{channel, [channel_args] { return channelCommand(*channel_args); }},

@@ -11,8 +11,15 @@ class App;
 
 namespace racktwin::cli {
 
-/// Exit codes: 0 success, 1 the run failed, 2 bad input or usage, 130 interrupted.
-enum ExitCode : int { kSuccess = 0, kRunFailed = 1, kBadInput = 2, kInterrupted = 130 };
+/// Exit codes: 0 success, 1 the run failed, 2 bad input or usage, 130 interrupted (SIGINT),
+/// 143 terminated (SIGTERM): 128 + the signal, as a shell reports a process the signal killed.
+enum ExitCode : int {
+  kSuccess = 0,
+  kRunFailed = 1,
+  kBadInput = 2,
+  kInterrupted = 130,
+  kTerminated = 143
+};
 
 struct RunArguments {
   std::string scenario;
@@ -22,6 +29,7 @@ struct RunArguments {
   std::optional<double> record_interval_s;
   std::string summary_json;
   bool quiet = false;
+  bool no_space_check = false;  // run even when the result's size estimate exceeds free space
 };
 
 struct HydraulicsArguments {

@@ -3,13 +3,24 @@
 // Every failure becomes an InputError naming the file and the object that could not be read.
 #include <hdf5.h>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <limits>
+#include <mutex>
 #include <new>
+#include <set>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include "Hdf5Handle.hpp"
@@ -21,10 +32,21 @@ namespace {
 
 using namespace hdf5;
 
+// Limits on what a result file may declare before anything is read (a damaged or hostile file
+// declares anything): this program writes far below them.
+constexpr std::size_t kMaxFixedStringBytes = std::size_t{1} << 20;  // one fixed-length string
+constexpr hssize_t kMaxStrings = 10'000'000;                        // strings in one dataset
+constexpr int kMaxRank = 2;
+
+void probeOnce(const std::string& path);
+
 /// Reads one result file; `path` names the file in every error.
 class Reader {
  public:
-  explicit Reader(const std::string& path) : path_(path) { openFile(); }
+  explicit Reader(const std::string& path) : path_(path) {
+    silenceErrorPrinting();
+    openFile();
+  }
 
   [[noreturn]] void fail(const std::string& key, const std::string& message) const {
     std::string text = message;
@@ -79,6 +101,7 @@ void Reader::openFile() {
     throw InputError(SourceLocation{path_, 0, 0}, "/", "not an HDF5 file");
   }
   check(is_hdf5, "/", "cannot read the file");
+  probeOnce(path_);
   file_ = File(
       check(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "/", "cannot open the HDF5 file"));
 }
@@ -171,10 +194,22 @@ std::string Reader::attributeText(hid_t object, const std::string& name,
   const Dataspace space(check(H5Aget_space(attribute.get()), where, "cannot read attribute shape"));
   const hssize_t points =
       check(H5Sget_simple_extent_npoints(space.get()), where, "cannot read attribute shape");
+  const H5S_class_t space_class = H5Sget_simple_extent_type(space.get());
+  if (space_class != H5S_SCALAR && space_class != H5S_SIMPLE) {
+    fail(where, "attribute has no readable shape");
+  }
+  if (check(H5Sget_simple_extent_ndims(space.get()), where, "cannot read attribute shape") > 1) {
+    fail(where, "attribute has more than one dimension");
+  }
   const H5T_class_t type_class = H5Tget_class(type.get());
 
   if (type_class == H5T_STRING) {
     if (points != 1) return "<" + std::to_string(points) + " strings>";
+    const H5T_cset_t cset = H5Tget_cset(type.get());
+    if (cset != H5T_CSET_ASCII && cset != H5T_CSET_UTF8) fail(where, "bad string type");
+    if (H5Tis_variable_str(type.get()) <= 0 && H5Tget_size(type.get()) > kMaxFixedStringBytes) {
+      fail(where, "string attribute longer than 1 MiB");
+    }
     const htri_t variable = check(H5Tis_variable_str(type.get()), where, "bad string type");
     Datatype memory_type(check(H5Tcopy(H5T_C_S1), where, "cannot copy a type"));
     check(H5Tset_cset(memory_type.get(), H5Tget_cset(type.get())), where, "bad string type");
@@ -203,6 +238,9 @@ std::string Reader::attributeText(hid_t object, const std::string& name,
     return "<" + std::string(type_class == H5T_COMPOUND ? "compound" : "unsupported type") + ">";
   }
   if (points < 1 || points > 1024) return "<" + std::to_string(points) + " values>";
+  const std::size_t value_bytes = H5Tget_size(type.get());
+  if (value_bytes == 0 || value_bytes > 8)
+    fail(where, "attribute holds numbers of an unusual size");
   const auto count = static_cast<std::size_t>(points);
   std::string text;
   if (type_class == H5T_FLOAT) {
@@ -300,6 +338,160 @@ DatasetInfo Reader::describe(const std::string& path) const {
   return info;
 }
 
+// --- reading a file first in a child process -------------------------------------------------
+//
+// libhdf5 1.10 trusts the lengths in a file: a damaged global heap makes H5Aread/H5Dread of a
+// variable-length string copy past its buffer (SIGSEGV), and no API call shows that length
+// before the read. So the first time this process reads a file (by path, size and mtime), a
+// forked child reads all of it that is variable-length or small (every attribute, every string
+// dataset, and every float dataset of a file up to kFullProbeBytes) under a time limit; a child
+// killed by a signal or too slow makes the file an InputError here, never a crash or a hang.
+// The child leaves with _exit: no atexit handler (HDF5's own) runs on the parent's open files.
+
+constexpr std::uintmax_t kFullProbeBytes = std::uintmax_t{256} << 20;
+bool g_in_probe = false;                  // set in the child only
+constexpr int kTextChecksumMismatch = 4;  // the child's exit code
+
+bool isStringAttribute(hid_t object, const std::string& name) {
+  const Attribute attribute(H5Aopen(object, name.c_str(), H5P_DEFAULT));
+  if (!attribute.valid()) return false;
+  const Datatype type(H5Aget_type(attribute.get()));
+  return type.valid() && H5Tget_class(type.get()) == H5T_STRING;
+}
+
+/// False when the file has a `text_checksum` and its strings do not give it (see TextChecksum).
+bool textChecksumMatches(const std::string& path) {
+  const Reader reader(path);
+  const hid_t root = reader.file();
+  if (reader.check(H5Aexists(root, "text_checksum"), "/", "cannot read attributes") <= 0) {
+    return true;  // a file from before the checksum
+  }
+  std::uint64_t stored = 0;
+  {
+    const Attribute attribute(reader.check(H5Aopen(root, "text_checksum", H5P_DEFAULT),
+                                           "/@text_checksum", "cannot open attribute"));
+    const Datatype type(reader.check(H5Aget_type(attribute.get()), "/@text_checksum",
+                                     "cannot read attribute type"));
+    if (H5Tget_class(type.get()) != H5T_INTEGER || H5Tget_size(type.get()) != 8) return false;
+    reader.check(H5Aread(attribute.get(), H5T_NATIVE_UINT64, &stored), "/@text_checksum",
+                 "cannot read attribute");
+  }
+  TextChecksum checksum;
+  for (const std::string& name : reader.attributeNames(root, "/")) {
+    if (isStringAttribute(root, name))
+      checksum.set("/@" + name, reader.attributeText(root, name, "/"));
+  }
+  for (const std::string& dataset_path : reader.datasetPaths()) {
+    const Dataset dataset(reader.check(H5Dopen2(root, dataset_path.c_str(), H5P_DEFAULT),
+                                       dataset_path, "cannot open dataset"));
+    for (const std::string& name : reader.attributeNames(dataset.get(), dataset_path)) {
+      if (isStringAttribute(dataset.get(), name)) {
+        checksum.set(dataset_path + "@" + name,
+                     reader.attributeText(dataset.get(), name, dataset_path));
+      }
+    }
+    const Datatype type(reader.check(H5Dget_type(dataset.get()), dataset_path, "cannot read type"));
+    if (H5Tget_class(type.get()) == H5T_STRING) {
+      checksum.setStrings(dataset_path, readResultStrings(path, dataset_path));
+    }
+  }
+  return checksum.value() == stored;
+}
+
+/// Everything the child reads, each dataset even after another failed; returns false when
+/// something failed cleanly (an InputError the parent finds again when it reads that part).
+bool readEverything(const std::string& path, std::uintmax_t size) {
+  const ResultFileInfo info = readResultInfo(path);
+  if (!textChecksumMatches(path)) _exit(kTextChecksumMismatch);
+  bool ok = true;
+  for (const DatasetInfo& dataset : info.datasets) {
+    try {
+      if (dataset.type == "string") {
+        (void)readResultStrings(path, dataset.path);
+      } else if (dataset.type.rfind("float", 0) == 0 && size <= kFullProbeBytes) {
+        (void)readResultDataset(path, dataset.path);
+      }
+    } catch (const Error&) {
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+std::string signalName(int signal) {
+  const char* name = sigabbrev_np(signal);
+  return name != nullptr ? std::string("SIG") + name : std::string("a signal");
+}
+
+void probeOnce(const std::string& path) {
+  if (g_in_probe) return;
+  std::error_code error;
+  const std::uintmax_t size = std::filesystem::file_size(path, error);
+  const auto mtime = std::filesystem::last_write_time(path, error);
+  const std::string canonical = std::filesystem::weakly_canonical(path, error).string();
+  const std::string key = canonical + '\n' + std::to_string(size) + '\n'
+                          + std::to_string(mtime.time_since_epoch().count());
+  static std::mutex mutex;
+  static std::set<std::string> probed;
+  {
+    const std::lock_guard lock(mutex);
+    if (probed.count(key) != 0) return;
+  }
+  std::fflush(nullptr);  // nothing buffered is written twice
+  const pid_t child = fork();
+  if (child < 0) return;  // cannot isolate: read in process as before
+  if (child == 0) {
+    g_in_probe = true;
+    // The default action for faults: a handler the caller installed (a test framework, a crash
+    // reporter) would turn the crash into a normal exit or report it as the caller's.
+    for (const int fault : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
+      (void)std::signal(fault, SIG_DFL);
+    // glibc reports heap corruption on stderr before it aborts ("munmap_chunk(): invalid
+    // pointer"); the parent names the damage in one line, so the child's stderr goes nowhere.
+    const int null_fd = open("/dev/null", O_WRONLY);
+    if (null_fd >= 0) (void)dup2(null_fd, STDERR_FILENO);
+    int code = 0;
+    try {
+      code = readEverything(path, size) ? 0 : 3;
+    } catch (...) {
+      code = 3;  // a clean error: the parent reports it when it reads
+    }
+    _exit(code);
+  }
+  // 10 s plus 1 s per 20 MB read (a few hundred MB/s even for a slow disk and inflate).
+  const double limit_s = 10.0 + static_cast<double>(std::min(size, kFullProbeBytes)) / 20e6;
+  const auto start = std::chrono::steady_clock::now();
+  int status = 0;
+  for (;;) {
+    const pid_t done = waitpid(child, &status, WNOHANG);
+    if (done == child) break;
+    if (done < 0) return;
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > limit_s) {
+      kill(child, SIGKILL);
+      (void)waitpid(child, &status, 0);
+      throw InputError(SourceLocation{path, 0, 0}, "/",
+                       "reading the file did not finish within " + std::to_string(int(limit_s))
+                           + " s: the file is damaged");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  if (WIFSIGNALED(status)) {
+    throw InputError(SourceLocation{path, 0, 0}, "/",
+                     std::string("the file is damaged: reading it stopped libhdf5 with ")
+                         + signalName(WTERMSIG(status)) + " (signal "
+                         + std::to_string(WTERMSIG(status)) + ")");
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kTextChecksumMismatch) {
+    throw InputError(SourceLocation{path, 0, 0}, "/text_checksum",
+                     "the file is damaged: its strings (attributes, ids, scenario) do not match "
+                     "their checksum");
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    const std::lock_guard lock(mutex);
+    probed.insert(key);
+  }
+}
+
 }  // namespace
 
 ResultFileInfo readResultInfo(const std::string& path) {
@@ -320,7 +512,14 @@ std::vector<double> readResultDataset(const std::string& path, const std::string
   const ErrorSilencer silence;
   const Reader reader(path);
   const auto [handle, type] = reader.openDataset(dataset, H5T_FLOAT, "floating-point numbers");
+  const std::size_t value_bytes = H5Tget_size(type.get());
+  if (value_bytes != 4 && value_bytes != 8) {
+    throw InputError(SourceLocation{path, 0, 0}, dataset, "dataset holds floats of an odd size");
+  }
   const std::vector<unsigned long long> dims = reader.shapeOf(handle.get(), dataset);
+  if (dims.size() > kMaxRank) {
+    throw InputError(SourceLocation{path, 0, 0}, dataset, "dataset has more than two dimensions");
+  }
   std::size_t count = 1;
   for (const unsigned long long dim : dims) {
     if (dim != 0 && count > std::numeric_limits<std::size_t>::max() / sizeof(double) / dim) {
@@ -351,7 +550,15 @@ std::vector<std::string> readResultStrings(const std::string& path, const std::s
       reader.check(H5Dget_space(handle.get()), dataset, "cannot read dataset shape"));
   const hssize_t points =
       reader.check(H5Sget_simple_extent_npoints(space.get()), dataset, "cannot read dataset shape");
+  if (points > kMaxStrings) reader.fail(dataset, "dataset holds too many strings");
+  const H5T_cset_t cset = H5Tget_cset(type.get());
+  if (cset != H5T_CSET_ASCII && cset != H5T_CSET_UTF8) reader.fail(dataset, "bad string type");
   const auto count = static_cast<std::size_t>(points);
+  if (H5Tis_variable_str(type.get()) <= 0
+      && (H5Tget_size(type.get()) > kMaxFixedStringBytes
+          || H5Tget_size(type.get()) * count > (std::size_t{1} << 28))) {
+    reader.fail(dataset, "fixed-length strings too long to read");
+  }
   std::vector<std::string> strings;
   strings.reserve(count);
   if (count == 0) return strings;

@@ -12,9 +12,11 @@
 //    flush itself costs several times more (the partial chunk is compressed again each time).
 // What remains is the flush itself: a kill while HDF5 writes its metadata can still leave one
 // dataset unreadable (tests/hdf5 kills between flushes; random kill times were tried by hand).
-// The file is created under a temporary name and renamed once the first flush made it a valid
-// file, so a run killed while opening leaves no broken result file (and an older result under the
-// same name is replaced only then).
+// The file is created under a temporary name beside the target and renamed only by close(), the
+// end of a run (complete, or stopped by the user): a run that fails or is killed leaves an older
+// result under the same name as it was, and its own rows in <path>.partial (complete = 0, readable
+// up to the last flush). The sink never writes through or renames over anything but a regular
+// file (a device node, a FIFO, a directory or a symbolic link is refused).
 #include <hdf5.h>
 
 #include <algorithm>
@@ -85,19 +87,22 @@ class Hdf5Sink final : public RecorderSink {
 
   ~Hdf5Sink() override {
     if (!file_.valid()) return;
-    if (!renamed_) {
+    const ErrorSilencer silence;
+    if (!opened_) {
       // open() failed part-way: there is no result file, only the temporary one.
       (void)closeAll();
       std::error_code ignored;
       std::filesystem::remove(partialPath(), ignored);
       return;
     }
-    // An abandoned run (exception, early exit): keep what was recorded, complete stays 0.
+    // An abandoned run (exception, early exit): keep what was recorded in <path>.partial,
+    // complete stays 0; a result already under <path> stays as it was.
     try {
       finish(false, {}, false);
     } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor must not throw
     }
     (void)closeAll();
+    (void)lastErrorDetail();  // clears the stack of a failed flush or close
   }
 
   void open(const RunMetadata& metadata, const std::vector<ChannelInfo>& channels) override;
@@ -107,6 +112,7 @@ class Hdf5Sink final : public RecorderSink {
  private:
   std::string partialPath() const { return path_ + ".partial"; }
   [[noreturn]] void fail(const std::string& what) const;
+  void requireRegularOrMissing(const std::string& path) const;
   template <class T>
   T check(T value, const char* what, const std::string& object = {}) const {
     if (value < 0) fail(object.empty() ? std::string(what) : std::string(what) + " " + object);
@@ -136,11 +142,12 @@ class Hdf5Sink final : public RecorderSink {
   File file_;
   Datatype string_type_;
   std::map<std::string, Group, std::less<>> groups_;
+  TextChecksum text_checksum_;  // of every string written; stored at each flush
   Column time_;
   std::vector<Column> columns_;
   std::size_t row_width_ = 0;
   std::size_t samples_ = 0;
-  bool renamed_ = false;  // the file has its final name
+  bool opened_ = false;  // open() completed: the temporary file is a valid result file
   bool closed_ = false;
 };
 
@@ -154,12 +161,19 @@ void Hdf5Sink::fail(const std::string& what) const {
 void Hdf5Sink::open(const RunMetadata& metadata, const std::vector<ChannelInfo>& channels) {
   RACKTWIN_ASSERT(!file_.valid() && !closed_, "Hdf5Sink::open called twice");
   const ErrorSilencer silence;
+  const std::string partial_path = partialPath();
+  requireRegularOrMissing(path_);
+  requireRegularOrMissing(partial_path);
 
   // No object timestamps anywhere: the same run must give a byte-identical file.
   const PropertyList fcpl(check(H5Pcreate(H5P_FILE_CREATE), "creating a property list"));
   check(H5Pset_obj_track_times(fcpl.get(), false), "disabling timestamps");
-  const std::string partial_path = partialPath();
-  file_ = File(check(H5Fcreate(partial_path.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT),
+  // The 1.8 file format and later: object headers, and so the attributes and the layout of every
+  // dataset, carry a checksum that HDF5 verifies when it reads them (the 1.6 default has none).
+  const PropertyList fapl(check(H5Pcreate(H5P_FILE_ACCESS), "creating a property list"));
+  check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST),
+        "choosing the file format");
+  file_ = File(check(H5Fcreate(partial_path.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()),
                      "creating", partial_path));
   string_type_ = makeUtf8StringType();
   if (!string_type_.valid()) fail("creating the UTF-8 string type");
@@ -206,10 +220,22 @@ void Hdf5Sink::open(const RunMetadata& metadata, const std::vector<ChannelInfo>&
   }
   row_width_ = offset;
   flushFile();
+  opened_ = true;
+}
+
+void Hdf5Sink::requireRegularOrMissing(const std::string& path) const {
   std::error_code error;
-  std::filesystem::rename(partial_path, path_, error);
-  if (error) fail("renaming " + partial_path + " (" + error.message() + ")");
-  renamed_ = true;
+  const std::filesystem::file_status status = std::filesystem::symlink_status(path, error);
+  if (error && status.type() != std::filesystem::file_type::not_found) {
+    throw RuntimeError("HDF5 result file '" + path + "': " + error.message());
+  }
+  if (status.type() == std::filesystem::file_type::not_found
+      || status.type() == std::filesystem::file_type::regular) {
+    return;
+  }
+  throw RuntimeError("HDF5 result file '" + path
+                     + "' exists and is not a regular file (a device, FIFO, directory or "
+                       "symbolic link); it is left as it is");
 }
 
 void Hdf5Sink::writeRootAttributes(const RunMetadata& metadata) {
@@ -251,6 +277,7 @@ void Hdf5Sink::writeScenario(const std::string& text) {
   const char* data = text.c_str();
   check(H5Dwrite(dataset.get(), string_type_.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &data),
         "writing dataset", "/scenario/text");
+  text_checksum_.setStrings("/scenario/text", {text});
 }
 
 hid_t Hdf5Sink::groupFor(const std::string& name) {
@@ -278,6 +305,7 @@ void Hdf5Sink::writeIds(hid_t group, const std::string& group_name,
     pointers.push_back(id.c_str());
   check(H5Dwrite(dataset.get(), string_type_.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()),
         "writing dataset", path);
+  text_checksum_.setStrings(path, ids);
   writeStringAttribute(dataset.get(), "description", "Entity id of each column of this group.",
                        path);
 }
@@ -303,6 +331,10 @@ void Hdf5Sink::createColumn(Column& column, hid_t parent, const std::string& nam
   check(H5Pset_shuffle(dcpl.get()), "setting the shuffle filter of", column.path);
   check(H5Pset_deflate(dcpl.get(), static_cast<unsigned>(options_.deflate_level)),
         "setting the deflate filter of", column.path);
+  // Fletcher32 last in the pipeline: the checksum covers the bytes as stored, so a reader
+  // verifies it (HDF5 does by default) before inflating anything, and a flipped bit is a read
+  // error instead of different numbers.
+  check(H5Pset_fletcher32(dcpl.get()), "setting the checksum filter of", column.path);
 
   // Hold every chunk touched between two flushes (plus the one being filled), so blocks reach
   // the disk only inside H5Fflush; see the comment at the top of this file.
@@ -377,6 +409,7 @@ void Hdf5Sink::writeStringAttribute(hid_t object, const char* name, std::string_
             "creating", where));
   const char* data = text.c_str();
   check(H5Awrite(attribute.get(), string_type_.get(), &data), "writing", where);
+  text_checksum_.set(object_path + "@" + name, text);
 }
 
 template <class T>
@@ -396,7 +429,7 @@ void Hdf5Sink::writeScalarAttribute(hid_t object, const char* name, hid_t file_t
 }
 
 void Hdf5Sink::append(double time, std::span<const double> row) {
-  RACKTWIN_ASSERT(renamed_ && !closed_, "Hdf5Sink::append outside open()/close()");
+  RACKTWIN_ASSERT(opened_ && !closed_, "Hdf5Sink::append outside open()/close()");
   RACKTWIN_ASSERT(row.size() == row_width_, "recorder row does not match the declared channels");
 
   // Buffer the row. A column's block ends at a chunk boundary of its dataset.
@@ -450,15 +483,22 @@ void Hdf5Sink::writeAllBuffered() {
 
 void Hdf5Sink::flushFile() {
   const ErrorSilencer silence;
+  const std::uint64_t checksum = text_checksum_.value();
+  writeScalarAttribute(file_.get(), "text_checksum", H5T_STD_U64LE, H5T_NATIVE_UINT64, checksum);
   check(H5Fflush(file_.get(), H5F_SCOPE_LOCAL), "flushing");
 }
 
 void Hdf5Sink::close(bool complete, std::string_view summary_json) {
-  RACKTWIN_ASSERT(renamed_ && !closed_, "Hdf5Sink::close without open() or called twice");
+  RACKTWIN_ASSERT(opened_ && !closed_, "Hdf5Sink::close without open() or called twice");
   const ErrorSilencer silence;
   finish(complete, summary_json, true);
   closed_ = true;
   if (!closeAll()) fail("closing the file");
+  // The target may have become something else since open(): never rename over it then.
+  requireRegularOrMissing(path_);
+  std::error_code error;
+  std::filesystem::rename(partialPath(), path_, error);
+  if (error) fail("renaming " + partialPath() + " (" + error.message() + ")");
 }
 
 void Hdf5Sink::finish(bool complete, std::string_view summary_json, bool write_summary) {
@@ -490,6 +530,7 @@ bool Hdf5Sink::closeAll() noexcept {
 }  // namespace
 
 std::unique_ptr<RecorderSink> makeHdf5Sink(std::string path, Hdf5SinkOptions options) {
+  silenceErrorPrinting();
   return std::make_unique<Hdf5Sink>(std::move(path), options);
 }
 

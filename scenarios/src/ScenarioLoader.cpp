@@ -1913,9 +1913,11 @@ core::SiteSpec loadScenarioFromString(const std::string& text, const std::string
                                       const std::string& data_dir,
                                       const SimulationOverrides& overrides) {
   detail::LoadSession session;
+  detail::FileReadLog inputs;
   const YamlDocument doc = detail::parseYaml(text, path_for_messages);
   core::SiteSpec site = readScenario(doc, data_dir, overrides);
   site.input_warnings = std::move(session.warnings);
+  site.input_files = std::move(inputs.files);
   site.scenario_path = path_for_messages;
   site.scenario_text = text;
   return site;

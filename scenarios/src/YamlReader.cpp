@@ -100,7 +100,19 @@ YamlDocument parseYaml(const std::string& text, const std::string& file) {
   }
 }
 
+namespace {
+thread_local FileReadLog* t_file_read_log = nullptr;
+}  // namespace
+
+FileReadLog::FileReadLog() : previous_(t_file_read_log) {
+  t_file_read_log = this;
+}
+FileReadLog::~FileReadLog() {
+  t_file_read_log = previous_;
+}
+
 std::string readFileBytes(const std::string& path) {
+  if (t_file_read_log != nullptr) t_file_read_log->files.push_back(path);
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw core::InputError(core::SourceLocation{path, 0, 0}, "", "is a directory, not a file");

@@ -30,6 +30,20 @@ YamlDocument parseYaml(const std::string& text, const std::string& file);
 /// Reads a whole file; throws InputError (no line) when it cannot be read.
 std::string readFileBytes(const std::string& path);
 
+/// While alive, collects the path of every file readFileBytes reads on this thread: the inputs of
+/// a scenario (data files, weather, traces), which a run must never overwrite.
+class FileReadLog {
+ public:
+  FileReadLog();
+  FileReadLog(const FileReadLog&) = delete;
+  FileReadLog& operator=(const FileReadLog&) = delete;
+  ~FileReadLog();
+  std::vector<std::string> files;
+
+ private:
+  FileReadLog* previous_;
+};
+
 /// 1-based location of a yaml-cpp mark (0-based); a null mark gives line 0.
 core::SourceLocation locate(const std::string& file, const YAML::Mark& mark);
 

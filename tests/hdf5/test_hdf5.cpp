@@ -4,6 +4,8 @@
 // through the HDF5 C API and through h5py (tests/hdf5/check_result.py).
 #include <hdf5.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -287,7 +289,8 @@ TEST_CASE("HDF5 result round trip reproduces every value, shape and attribute", 
     CHECK(a.at("complete") == "1");
     CHECK(a.at("summary_json") == kSummary);
     CHECK(a.count("record_convention") == 1);
-    CHECK(a.size() == 11);
+    CHECK(a.count("text_checksum") == 1);
+    CHECK(a.size() == 12);
   }
 
   SECTION("entity ids and scenario text, read with the HDF5 C API") {
@@ -319,7 +322,7 @@ TEST_CASE("HDF5 result storage: chunked, shuffle + deflate, UTF-8 strings, deter
   const Id f{H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
   REQUIRE(f.id >= 0);
 
-  SECTION("float datasets are chunked, extendible and filtered shuffle then deflate") {
+  SECTION("float datasets are chunked, extendible and filtered shuffle, deflate, Fletcher32") {
     for (const char* path : {"/time", "/gpu/T_junction", "/site/P_total", "/grid/value"}) {
       INFO(path);
       const Id d{H5Dopen2(f.id, path, H5P_DEFAULT), H5Dclose};
@@ -342,7 +345,7 @@ TEST_CASE("HDF5 result storage: chunked, shuffle + deflate, UTF-8 strings, deter
       CHECK(dims[0] == 300);
       CHECK(max_dims[0] == H5S_UNLIMITED);
 
-      REQUIRE(H5Pget_nfilters(dcpl.id) == 2);
+      REQUIRE(H5Pget_nfilters(dcpl.id) == 3);
       unsigned flags = 0;
       std::size_t n_values = 4;
       unsigned values[4] = {};
@@ -353,6 +356,10 @@ TEST_CASE("HDF5 result storage: chunked, shuffle + deflate, UTF-8 strings, deter
             == H5Z_FILTER_DEFLATE);
       REQUIRE(n_values >= 1);
       CHECK(values[0] == 6);  // the deflate level asked for
+      // The checksum last: it covers the stored (compressed) bytes and is verified first.
+      n_values = 4;
+      CHECK(H5Pget_filter2(dcpl.id, 2, &flags, &n_values, values, 0, nullptr, nullptr)
+            == H5Z_FILTER_FLETCHER32);
     }
   }
 
@@ -443,8 +450,11 @@ TEST_CASE("HDF5 result storage: chunked, shuffle + deflate, UTF-8 strings, deter
 }
 
 TEST_CASE("HDF5 result of a run killed with SIGKILL is readable up to the last flush", "[hdf5]") {
+  // The rows are in <file>.partial: only close() gives the result its name.
   const fs::path file = testDirectory() / "killed.h5";
+  const fs::path partial = file.string() + ".partial";
   fs::remove(file);
+  fs::remove(partial);
   constexpr std::size_t kSamples = 47;
   constexpr std::size_t kFlushRows = 10;  // flushes after samples 10, 20, 30, 40
 
@@ -473,13 +483,14 @@ TEST_CASE("HDF5 result of a run killed with SIGKILL is readable up to the last f
   REQUIRE(waitpid(child, &status, 0) == child);
   REQUIRE(WIFSIGNALED(status));
   REQUIRE(WTERMSIG(status) == SIGKILL);
+  CHECK_FALSE(fs::exists(file));
 
-  const rc::ResultFileInfo info = rc::readResultInfo(file.string());
+  const rc::ResultFileInfo info = rc::readResultInfo(partial.string());
   CHECK(info.attributes.at("complete") == "0");
   CHECK(info.attributes.count("summary_json") == 0);
 
   std::vector<unsigned long long> shape;
-  const std::vector<double> time = rc::readResultDataset(file.string(), "/time", &shape);
+  const std::vector<double> time = rc::readResultDataset(partial.string(), "/time", &shape);
   REQUIRE(shape.size() == 1);
   const std::size_t rows = shape[0];
   CHECK(rows >= 40);
@@ -487,7 +498,7 @@ TEST_CASE("HDF5 result of a run killed with SIGKILL is readable up to the last f
   for (std::size_t k = 0; k < rows; ++k)
     CHECK(time[k] == static_cast<double>(k) * kInterval);
 
-  const std::vector<double> T = rc::readResultDataset(file.string(), "/gpu/T_junction", &shape);
+  const std::vector<double> T = rc::readResultDataset(partial.string(), "/gpu/T_junction", &shape);
   REQUIRE(shape.size() == 2);
   CHECK(shape[0] == rows);
   std::size_t mismatches = 0;
@@ -496,12 +507,17 @@ TEST_CASE("HDF5 result of a run killed with SIGKILL is readable up to the last f
       mismatches += T[k * kGpuIds.size() + i] != gpuTemperature(k, i);
   CHECK(mismatches == 0);
 
-  CHECK(runChecker(file, true) == 0);
-  CHECK(runChecker(file, false) == 1);  // complete = 0 is a problem unless allowed
+  CHECK(runChecker(partial, true) == 0);
+  CHECK(runChecker(partial, false) == 1);  // complete = 0 is a problem unless allowed
 }
 
 TEST_CASE("HDF5 result sink destroyed without close keeps the rows, complete = 0", "[hdf5]") {
+  // A previous result of the same name stays as it was; the abandoned run's rows are kept in
+  // <file>.partial.
   const fs::path file = testDirectory() / "abandoned.h5";
+  const fs::path partial = file.string() + ".partial";
+  writeRun(file, 7, {.chunk_rows = 16, .deflate_level = 4, .flush_rows = 10});
+  const std::string previous = fileBytes(file);
   {
     TestModel model;
     rc::Recorder recorder(kInterval);
@@ -515,14 +531,94 @@ TEST_CASE("HDF5 result sink destroyed without close keeps the rows, complete = 0
       recorder.sample(static_cast<double>(k) * kInterval);
     }
   }  // e.g. an exception unwinding a run
-  const rc::ResultFileInfo info = rc::readResultInfo(file.string());
+  CHECK(fileBytes(file) == previous);
+  CHECK(rc::readResultInfo(file.string()).attributes.at("complete") == "1");
+  const rc::ResultFileInfo info = rc::readResultInfo(partial.string());
   CHECK(info.attributes.at("complete") == "0");
   CHECK(info.attributes.count("summary_json") == 0);
   std::vector<unsigned long long> shape;
-  const std::vector<double> P = rc::readResultDataset(file.string(), "/gpu/P", &shape);
+  const std::vector<double> P = rc::readResultDataset(partial.string(), "/gpu/P", &shape);
   REQUIRE(shape == std::vector<unsigned long long>{25, kGpuIds.size()});
   CHECK(P[24 * kGpuIds.size() + 2] == gpuPower(24, 2));
-  CHECK(runChecker(file, true) == 0);
+  CHECK(runChecker(partial, true) == 0);
+}
+
+TEST_CASE("HDF5 result sink never writes through or over a device node, FIFO or link", "[hdf5]") {
+  const fs::path dir = testDirectory() / "special";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path fifo = dir / "fifo.h5";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  const fs::path link = dir / "link.h5";
+  fs::create_symlink(dir / "elsewhere.h5", link);
+  std::vector<fs::path> targets = {fifo, link, fs::path(dir / "through.h5")};
+  fs::create_symlink(fifo, dir / "through.h5.partial");  // the temporary name is checked too
+  const fs::path device = dir / "null.h5";
+  if (mknod(device.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) targets.push_back(device);
+  for (const fs::path& target : targets) {
+    INFO(target);
+    const auto type_before = fs::symlink_status(target).type();
+    TestModel model;
+    rc::Recorder recorder(kInterval);
+    model.declare(recorder);
+    const std::unique_ptr<rc::RecorderSink> sink = rc::makeHdf5Sink(target.string());
+    recorder.addSink(*sink);
+    CHECK_THROWS_AS(recorder.open(testMetadata()), rc::RuntimeError);
+    CHECK(fs::symlink_status(target).type() == type_before);
+  }
+  CHECK_FALSE(fs::exists(dir / "elsewhere.h5"));
+}
+
+TEST_CASE("HDF5 result: a changed digit in a stored string is an InputError, not a new number",
+          "[hdf5]") {
+  // Variable-length strings live in HDF5's global heap, which has no checksum of its own; the
+  // root attribute text_checksum covers them.
+  const fs::path file = testDirectory() / "tampered.h5";
+  writeRun(file, 20, {.chunk_rows = 16, .deflate_level = 4, .flush_rows = 10});
+  std::string bytes = fileBytes(file);
+  const std::size_t at = bytes.find("351.25");
+  REQUIRE(at != std::string::npos);
+  bytes[at + 5] = '6';  // 351.26: still valid JSON, a plausible temperature
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+  try {
+    (void)rc::readResultInfo(file.string());
+    FAIL("the changed summary was read");
+  } catch (const rc::InputError& e) {
+    CHECK(std::string(e.what()).find("checksum") != std::string::npos);
+  }
+  CHECK_THROWS_AS(rc::readResultDataset(file.string(), "/time"), rc::InputError);
+}
+
+TEST_CASE("HDF5 result: flipped bits in the data are errors, never different numbers", "[hdf5]") {
+  const fs::path file = testDirectory() / "flipped.h5";
+  writeRun(file, 300, {.chunk_rows = 60, .deflate_level = 4, .flush_rows = 60});
+  const std::string bytes = fileBytes(file);
+  const std::vector<std::string> datasets = {"/time", "/gpu/P", "/gpu/T_junction"};
+  std::vector<std::vector<double>> before;
+  for (const std::string& d : datasets)
+    before.push_back(rc::readResultDataset(file.string(), d));
+  // 64 single-bit flips at fixed offsets over the second half of the file (chunks and heaps).
+  int errors = 0, same = 0, different = 0;
+  for (int i = 0; i < 64; ++i) {
+    std::string copy = bytes;
+    const std::size_t offset =
+        bytes.size() / 2 + static_cast<std::size_t>(i) * (bytes.size() / 130);
+    copy[offset] = static_cast<char>(copy[offset] ^ (1 << (i % 8)));
+    const fs::path variant = testDirectory() / ("flipped_" + std::to_string(i) + ".h5");
+    std::ofstream(variant, std::ios::binary | std::ios::trunc) << copy;
+    bool all_same = true;
+    try {
+      for (std::size_t d = 0; d < datasets.size(); ++d)
+        all_same = all_same && rc::readResultDataset(variant.string(), datasets[d]) == before[d];
+      (all_same ? same : different) += 1;
+    } catch (const rc::InputError&) {
+      ++errors;
+    }
+    fs::remove(variant);
+  }
+  INFO(errors << " errors, " << same << " identical, " << different << " different");
+  CHECK(different == 0);
+  CHECK(errors > 0);
 }
 
 TEST_CASE("HDF5 result checker reports non-finite values and missing units", "[hdf5]") {

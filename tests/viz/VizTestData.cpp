@@ -52,10 +52,21 @@ std::vector<std::string> readStrings(const std::string& path, const std::string&
   return out;
 }
 
+namespace {
+
+/// An edited file stands for one written before strings were checksummed: the reader refuses a
+/// file whose strings no longer give its `text_checksum`, and accepts one without it.
+void dropTextChecksum(hid_t file) {
+  if (H5Aexists(file, "text_checksum") > 0) H5Adelete(file, "text_checksum");
+}
+
+}  // namespace
+
 void setRootAttribute(const std::string& path, const std::string& name, const std::string& value) {
   const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
   if (file < 0) throw std::runtime_error("cannot open " + path);
   if (H5Aexists(file, name.c_str()) > 0) H5Adelete(file, name.c_str());
+  dropTextChecksum(file);
   const hid_t type = H5Tcopy(H5T_C_S1);
   H5Tset_size(type, H5T_VARIABLE);
   H5Tset_cset(type, H5T_CSET_UTF8);
@@ -73,6 +84,7 @@ void removeDataset(const std::string& path, const std::string& dataset) {
   const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
   if (file < 0) throw std::runtime_error("cannot open " + path);
   const herr_t status = H5Ldelete(file, dataset.c_str(), H5P_DEFAULT);
+  dropTextChecksum(file);
   H5Fclose(file);
   if (status < 0) throw std::runtime_error("cannot delete " + dataset + " in " + path);
 }

@@ -6,7 +6,8 @@
 //   /time                          float64 (samples,)            units "s"
 //   /<group>/ids                   variable-length UTF-8 strings (entities,)
 //   /<group>/<name>                float64 (samples, entities) or (samples,) for scalar channels,
-//                                  chunked, shuffle + deflate, attributes `units`, `description`,
+//                                  chunked, shuffle + deflate + Fletcher32 checksum, attributes
+//                                  `units`, `description`,
 //                                  `aggregation` and `interval`:
 //                                    "mean": the record at t_k is the time-weighted mean over
 //                                      (t_(k-1), t_k] (power, heat flow, flow, utilisation, speed),
@@ -27,7 +28,8 @@
 //                                  plausibility warnings, one a line; absent when there are none)
 // All string attributes are variable-length UTF-8. The file is flushed every `flush_rows` samples
 // so a run killed part-way leaves a readable file with complete = 0. The file is written as
-// <path>.partial and renamed to <path> at the first flush.
+// <path>.partial and renamed to <path> by close() only: a run that throws or is killed leaves a
+// previous <path> untouched and its rows so far in <path>.partial.
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -47,7 +49,8 @@ struct Hdf5SinkOptions {
   std::size_t flush_rows = 60;  // samples between H5Fflush calls
 };
 
-/// Creates (truncates) `path` when open() is called. Throws RuntimeError on I/O failure.
+/// Creates <path>.partial when open() is called and renames it to `path` in close(). Throws
+/// RuntimeError on I/O failure, and when `path` or <path>.partial exists and is not a regular file.
 std::unique_ptr<RecorderSink> makeHdf5Sink(std::string path, Hdf5SinkOptions options = {});
 
 struct DatasetInfo {

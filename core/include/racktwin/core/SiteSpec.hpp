@@ -481,6 +481,7 @@ struct SiteSpec {
   // Plausibility warnings of the load, "FILE:LINE:COLUMN: key 'KEY': warning: ..."
   // (docs/scenario-format.md, "Plausible ranges"): reported on stderr, in the summary and result.
   std::vector<std::string> input_warnings;
+  std::vector<std::string> input_files;  // every file the loader read (data, weather, traces)
 };
 
 }  // namespace racktwin::core
