@@ -30,6 +30,7 @@ struct RunArguments {
   std::string summary_json;
   bool quiet = false;
   bool no_space_check = false;  // run even when the result's size estimate exceeds free space
+  bool allow_outside_paths = false;  // the scenario may read files outside its folder
 };
 
 struct HydraulicsArguments {

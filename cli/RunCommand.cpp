@@ -132,7 +132,10 @@ int runCommand(const RunArguments& arguments) {
     overrides.step = arguments.step_s;
     overrides.duration = arguments.duration_s;
     overrides.record_interval = arguments.record_interval_s;
-    site = scenarios::loadScenario(arguments.scenario, overrides);
+    site = scenarios::loadScenario(arguments.scenario, overrides,
+                                  arguments.allow_outside_paths
+                                      ? scenarios::OutsidePaths::Allowed
+                                      : scenarios::OutsidePaths::ScenarioDecides);
   } catch (const core::InputError& error) {
     std::fprintf(stderr, "racktwin: %s\n", error.what());
     return kBadInput;

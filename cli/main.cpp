@@ -28,6 +28,9 @@ int main(int argc, char** argv) {
   run_command->add_option("--summary-json", run.summary_json,
                           "Also write the run summary as JSON to this file");
   run_command->add_flag("-q,--quiet", run.quiet, "Print nothing but errors");
+  run_command->add_flag("--allow-outside-paths", run.allow_outside_paths,
+                        "Let the scenario read files outside its folder and the data library "
+                        "(absolute paths, '..')");
   run_command->add_flag("--no-space-check", run.no_space_check,
                         "Run even when the estimated size of the result exceeds the free space");
 

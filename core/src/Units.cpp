@@ -7,6 +7,8 @@
 #include <string>
 #include <system_error>
 
+#include "racktwin/core/Error.hpp"
+
 namespace racktwin::core {
 namespace {
 
@@ -126,16 +128,16 @@ std::string_view trim(std::string_view s) {
 
 [[noreturn]] void fail(Dimension expected, std::string_view text) {
   if (expected == Dimension::Dimensionless) {
-    throw std::invalid_argument("expected a plain number or a percentage (0.95 or 95 %), got '"
-                                + std::string(text) + "'");
+    throw std::invalid_argument("expected a plain number or a percentage (0.95 or 95 %), got "
+                                + quoteForMessage(text));
   }
   const std::string_view name = dimensionName(expected);
   // "an energy", "a time": the article follows the first letter of the name.
   const bool vowel =
       !name.empty() && std::string_view("aeiou").find(name.front()) != std::string_view::npos;
   throw std::invalid_argument(std::string("expected ") + (vowel ? "an " : "a ") + std::string(name)
-                              + " in " + std::string(acceptedUnits(expected)) + ", got '"
-                              + std::string(text) + "'");
+                              + " in " + std::string(acceptedUnits(expected)) + ", got "
+                              + quoteForMessage(text));
 }
 
 }  // namespace
@@ -219,8 +221,8 @@ double parseQuantity(std::string_view text, Dimension expected) {
     const double si = value * u.scale + u.offset;
     if (!std::isfinite(si)) fail(expected, text);
     if (expected == Dimension::Temperature && si < 0.0) {
-      throw std::invalid_argument("expected a temperature at or above absolute zero (0 K), got '"
-                                  + std::string(text) + "'");
+      throw std::invalid_argument("expected a temperature at or above absolute zero (0 K), got "
+                                  + quoteForMessage(text));
     }
     return si;
   }

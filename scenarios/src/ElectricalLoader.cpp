@@ -66,7 +66,7 @@ void readHeader(const MapReader& r, std::string_view kind) {
   (void)r.integer("racktwin_data", kDataFormatVersion, kDataFormatVersion);
   const std::string k = r.string("kind", "the kind of data file");
   if (k != kind) {
-    r.fail("kind", "expected kind '" + std::string(kind) + "', got '" + k + "'");
+    r.fail("kind", "expected kind '" + std::string(kind) + "', got " + core::quoteForMessage(k));
   }
   (void)r.optionalString("description", "a description");
 }
@@ -163,10 +163,10 @@ std::vector<std::string> readRackSet(const MapReader& m, std::string_view key,
       for (const std::string& id : known) {
         if (id.compare(0, prefix.size(), prefix) == 0) ids.push_back(id);
       }
-      if (ids.empty()) m.fail(key, "no rack id starts with '" + prefix + "'");
+      if (ids.empty()) m.fail(key, "no rack id starts with " + core::quoteForMessage(prefix));
       return ids;
     }
-    m.fail(key, "expected 'all', 'prefix/*' or a list of rack ids, got '" + text + "'");
+    m.fail(key, "expected 'all', 'prefix/*' or a list of rack ids, got " + core::quoteForMessage(text));
   }
   const ListReader list = m.list(key, "rack ids");
   for (std::size_t i = 0; i < list.size(); ++i) {
@@ -392,7 +392,7 @@ void readLines(const MapReader& e, Elements& elements, core::ElectricalSpec& spe
     } else if (kind == "cable") {
       l.kind = core::LineSpec::Kind::Cable;
     } else {
-      m.fail("kind", "expected switchboard, busway, rpp or cable, got '" + kind + "'");
+      m.fail("kind", "expected switchboard, busway, rpp or cable, got " + core::quoteForMessage(kind));
     }
     l.parent = readParent(m, "parent", elements);
     readImpedance(m, l.R, l.X);
@@ -427,8 +427,8 @@ void readRackFeeds(const MapReader& e, Elements& elements, const core::SiteSpec&
     } else {
       m->fail("split",
               "expected psus_in_shelf (half of every shelf's PSUs on each feed) or "
-              "shelves (half of the shelves on each feed), got '"
-                  + split + "'");
+              "shelves (half of the shelves on each feed), got "
+                  + core::quoteForMessage(split));
     }
   }
   spec.busbar_V_nominal =
@@ -487,7 +487,7 @@ void readPowerManagement(const MapReader& e, const core::SiteSpec& site,
         policy.job = p.id("job").str();
         const auto job = std::find_if(site.jobs.begin(), site.jobs.end(),
                                       [&](const auto& j) { return j.id == policy.job; });
-        if (job == site.jobs.end()) p.fail("job", "unknown job '" + policy.job + "'");
+        if (job == site.jobs.end()) p.fail("job", "unknown job " + core::quoteForMessage(policy.job));
         // A scheduled job's racks are chosen during the run; a policy needs them when loading.
         if (job->gpus > 0) {
           p.fail("job", "job '" + policy.job
@@ -500,7 +500,7 @@ void readPowerManagement(const MapReader& e, const core::SiteSpec& site,
         if (profile == "max_q") {
           policy.profile = core::PowerProfile::MaxQ;
         } else if (profile != "max_p") {
-          p.fail("profile", "expected max_p or max_q, got '" + profile + "'");
+          p.fail("profile", "expected max_p or max_q, got " + core::quoteForMessage(profile));
         }
       }
       policy.gpu_P_cap = p.quantityOr("gpu_power_cap", Dimension::Power, 0.0, Check::Positive,

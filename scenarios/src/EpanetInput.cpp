@@ -148,7 +148,7 @@ class Reader {
     double value = 0.0;
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
-      fail(line, token, key, "'" + std::string(text) + "' is not a number");
+      fail(line, token, key, core::quoteForMessage(text) + " is not a number");
     }
     return value;
   }
@@ -309,7 +309,7 @@ double Reader::seconds(const Line& line, std::size_t token, const Key& key) cons
       const auto [end, error] =
           std::from_chars(part.data(), part.data() + part.size(), parts[count]);
       if (error != std::errc() || end != part.data() + part.size()) {
-        fail(line, token, key, "'" + std::string(text) + "' is not a time");
+        fail(line, token, key, core::quoteForMessage(text) + " is not a time");
       }
       ++count;
       start = colon + 1;
@@ -417,7 +417,7 @@ void Reader::readOptions() {
       std::find_if(kFlows.begin(), kFlows.end(), [&](const auto& f) { return units == f.first; });
   if (found == kFlows.end()) {
     throw core::InputError({model_.path, 0, 0}, "[OPTIONS] UNITS",
-                           "unknown flow units '" + units + "'");
+                           "unknown flow units " + core::quoteForMessage(units));
   }
   u.flow = found->first;
   flow_factor_ = found->second;
@@ -674,7 +674,7 @@ void Reader::readLinks() {
         } else if (is(k, "POWER")) {
           fail(line, i, key, "constant-power pumps are not supported: give a HEAD curve");
         } else {
-          fail(line, i, key, "unknown pump keyword '" + std::string(k.text) + "'");
+          fail(line, i, key, "unknown pump keyword " + core::quoteForMessage(k.text));
         }
       }
       if (!curve) fail(line, 3, key, "the pump has no HEAD curve");

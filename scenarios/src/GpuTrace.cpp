@@ -110,7 +110,7 @@ GpuTrace parseNvidiaSmiTrace(std::string_view text, const std::string& file) {
         for (int c = 0; c < kColumns; ++c) {
           if (name != kNames[c]) continue;
           if (index[c] >= 0) {
-            throw error(fields[k].column, name, "column '" + std::string(name) + "' appears twice");
+            throw error(fields[k].column, kNames[c], "this column appears twice");
           }
           index[c] = static_cast<int>(k);
         }
@@ -137,13 +137,13 @@ GpuTrace parseNvidiaSmiTrace(std::string_view text, const std::string& file) {
     if (!stamp) {
       throw error(
           ts.column, kNames[kTimestamp],
-          "expected a time 'YYYY/MM/DD hh:mm:ss[.fraction]', got '" + std::string(ts.text) + "'");
+          "expected a time 'YYYY/MM/DD hh:mm:ss[.fraction]', got " + describeField(ts.text));
     }
     const Field& ix = fields[static_cast<std::size_t>(index[kIndex])];
     std::uint32_t gpu = 0;
     if (!parseWhole(ix.text, gpu)) {
       throw error(ix.column, kNames[kIndex],
-                  "expected a GPU index (a whole number >= 0), got '" + std::string(ix.text) + "'");
+                  "expected a GPU index (a whole number >= 0), got " + describeField(ix.text));
     }
     const std::size_t power_field = static_cast<std::size_t>(index[kPower]);
     const Field& pw = fields[power_field];
@@ -159,7 +159,7 @@ GpuTrace parseNvidiaSmiTrace(std::string_view text, const std::string& file) {
     if (!parseNumber(value, P) || P < 0.0) {
       throw error(
           pw.column, kNames[kPower],
-          "expected a power draw in watts (a number >= 0), got '" + std::string(pw.text) + "'");
+          "expected a power draw in watts (a number >= 0), got " + describeField(pw.text));
     }
     if (!first) first = stamp;
     const double t =
@@ -229,8 +229,8 @@ GpuTrace parseDcgmTrace(std::string_view text, const std::string& file, double i
     }
     if (fields[0].text != "GPU") {
       throw error(fields[0].column, "",
-                  "expected a row 'GPU <index> <values>', got entity '"
-                      + std::string(fields[0].text) + "'");
+                  "expected a row 'GPU <index> <values>', got an entity that is "
+                      + describeField(fields[0].text));
     }
     if (fields.size() != names.size() + 2) {
       const std::size_t at = std::min(fields.size(), names.size() + 2) - 1;
@@ -243,13 +243,13 @@ GpuTrace parseDcgmTrace(std::string_view text, const std::string& file, double i
     if (!parseWhole(fields[1].text, gpu)) {
       throw error(
           fields[1].column, "",
-          "expected a GPU index (a whole number >= 0), got '" + std::string(fields[1].text) + "'");
+          "expected a GPU index (a whole number >= 0), got " + describeField(fields[1].text));
     }
     const Field& pw = fields[static_cast<std::size_t>(power) + 2];
     double P = 0.0;
     if (!parseNumber(pw.text, P) || P < 0.0) {
       throw error(pw.column, "POWER",
-                  "expected a power in watts (a number >= 0), got '" + std::string(pw.text) + "'");
+                  "expected a power in watts (a number >= 0), got " + describeField(pw.text));
     }
     auto& list = samples[gpu];
     list.emplace_back(static_cast<double>(list.size()) * interval, P);

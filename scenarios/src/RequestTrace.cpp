@@ -71,14 +71,14 @@ std::vector<core::InferenceRequest> parseRequestTrace(std::string_view text,
           if (fields[k].text == kColumns[c]) which = static_cast<int>(c);
         }
         if (which < 0) {
-          throw error(line_number, fields[k].column, fields[k].text,
-                      "unknown column '" + std::string(fields[k].text)
-                          + "'; expected the header 'TIMESTAMP,ContextTokens,GeneratedTokens' "
+          throw error(line_number, fields[k].column, "",
+                      "unknown column (" + describeField(fields[k].text)
+                          + "); expected the header 'TIMESTAMP,ContextTokens,GeneratedTokens' "
                             "(Azure LLM inference trace format)");
         }
         if (index[which] >= 0) {
-          throw error(line_number, fields[k].column, fields[k].text,
-                      "column '" + std::string(fields[k].text) + "' appears twice");
+          throw error(line_number, fields[k].column, kColumns[static_cast<std::size_t>(which)],
+                      "this column appears twice");
         }
         index[which] = static_cast<int>(k);
       }
@@ -103,8 +103,8 @@ std::vector<core::InferenceRequest> parseRequestTrace(std::string_view text,
     const std::optional<Stamp> stamp = parseStamp(ts.text);
     if (!stamp) {
       throw error(line_number, ts.column, kColumns[0],
-                  "expected a time 'YYYY-MM-DD hh:mm:ss[.fraction]' or a number of seconds, got '"
-                      + std::string(ts.text) + "'");
+                  "expected a time 'YYYY-MM-DD hh:mm:ss[.fraction]' or a number of seconds, got "
+                      + describeField(ts.text));
     }
     core::InferenceRequest request;
     for (std::size_t c = 1; c < 3; ++c) {
@@ -112,8 +112,8 @@ std::vector<core::InferenceRequest> parseRequestTrace(std::string_view text,
       std::uint32_t tokens = 0;
       if (!parseWhole(f.text, tokens)) {
         throw error(line_number, f.column, kColumns[c],
-                    "expected a whole number of tokens (0 to 4294967295), got '"
-                        + std::string(f.text) + "'");
+                    "expected a whole number of tokens (0 to 4294967295), got "
+                        + describeField(f.text));
       }
       (c == 1 ? request.context_tokens : request.generated_tokens) = tokens;
     }

@@ -5,6 +5,7 @@
 #include <system_error>
 #include <vector>
 
+#include "InputPaths.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Hdf5Result.hpp"
 #include "racktwin/scenarios/ScenarioLoader.hpp"
@@ -28,6 +29,24 @@ ResultScenario loadResultScenario(const std::string& result_path,
     places.push_back(fs::path(defaultDataDir()).parent_path() / given);
   }
 
+  // A result file may come from anyone: its scenario_path must not make the program read (or
+  // resolve the stored text's paths in) any folder on the machine. A place counts only inside
+  // the result's folder, the working directory or the source tree the data library is in.
+  const fs::path source_tree = fs::path(defaultDataDir()).parent_path();
+  std::string refused;
+  std::erase_if(places, [&](const fs::path& place) {
+    const bool allowed = detail::isInside(place, fs::path(result_path).parent_path())
+                         || detail::isInside(place, fs::current_path())
+                         || detail::isInside(place, source_tree);
+    if (!allowed && refused.empty()) {
+      refused = "its scenario_path " + core::quoteForMessage(place.string())
+                + " lies outside the result's folder, the working directory and the source tree "
+                  "(not read)";
+    }
+    return !allowed;
+  });
+  if (places.empty()) places.push_back(fs::path(result_path).parent_path() / "scenario.yaml");
+
   std::string text, text_problem;
   try {
     const std::vector<std::string> stored = core::readResultStrings(result_path, "/scenario/text");
@@ -38,7 +57,7 @@ ResultScenario loadResultScenario(const std::string& result_path,
   for (const fs::path& place : places) {
     if (text.empty()) break;
     try {
-      result.site = loadScenarioFromString(text, place.string(), "");
+      result.site = loadScenarioFromString(text, place.string(), "", {}, OutsidePaths::Refused);
       result.from_stored_text = true;
       return result;
     } catch (const std::exception& e) {
@@ -51,15 +70,17 @@ ResultScenario loadResultScenario(const std::string& result_path,
     std::error_code ec;
     if (!fs::is_regular_file(place, ec)) continue;
     try {
-      result.site = loadScenario(place.string());
+      result.site = loadScenario(place.string(), {}, OutsidePaths::Refused);
       return result;
     } catch (const std::exception& e) {
       if (file_problem.empty()) file_problem = e.what();
     }
   }
   if (file_problem.empty()) {
-    file_problem = scenario_path.empty() ? "the result names no scenario_path"
-                                         : "scenario file '" + scenario_path + "' not found";
+    file_problem = !refused.empty()       ? refused
+                   : scenario_path.empty() ? "the result names no scenario_path"
+                                           : "scenario file " + core::quoteForMessage(scenario_path)
+                                                 + " not found";
   }
   result.problem = text_problem.empty() ? file_problem : file_problem + "; " + text_problem;
   return result;

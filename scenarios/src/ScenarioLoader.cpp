@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "GpuTrace.hpp"
+#include "InputPaths.hpp"
 #include "RequestTrace.hpp"
 #include "WeatherCsv.hpp"
 #include "YamlReader.hpp"
@@ -133,7 +134,7 @@ std::string readHeader(const MapReader& r, std::initializer_list<std::string_vie
       ++i;
     }
     r.fail("kind", "expected kind " + expected + " (this file is read as a " + std::string(noun)
-                       + "), got '" + k + "'");
+                       + "), got " + core::quoteForMessage(k));
   }
   (void)r.optionalString("description", "a description");
   return k;
@@ -628,7 +629,7 @@ class DataLibrary {
       v.restrictTo({"flow_coefficient_Cv", "characteristic", "leakage"},
                    "by a linear characteristic (rangeability belongs to equal_percentage)");
     } else {
-      v.fail("characteristic", "expected 'equal_percentage' or 'linear', got '" + ch + "'");
+      v.fail("characteristic", "expected 'equal_percentage' or 'linear', got " + core::quoteForMessage(ch));
     }
     valve.leakage = v.quantity("leakage", Dimension::Dimensionless, Check::Positive);
     if (valve.leakage >= 1.0) {
@@ -770,8 +771,8 @@ core::CoolantSpec readCoolant(const MapReader& r) {
   if (ok) percent = std::stoi(std::string(digits));
   if (!ok || percent < 1 || percent > kMaxGlycolPercent) {
     r.fail("coolant", "expected 'water' or 'PG<percent>' (propylene glycol, mass percent 1 to "
-                          + std::to_string(kMaxGlycolPercent) + ", such as 'PG25'), got '" + text
-                          + "'");
+                          + std::to_string(kMaxGlycolPercent) + ", such as 'PG25'), got " + core::quoteForMessage(text
+                         ));
   }
   c.glycol_mass_fraction = percent / 100.0;
   return c;
@@ -789,7 +790,7 @@ void noteCoolant(const core::CoolantSpec& c) {
 double checkedOption(const char* option, double value, Kind kind) {
   const core::SourceLocation where{"<command line>", 0, 0};
   const std::string text = formatNumber(value) + " s";
-  if (!(value > 0.0)) throw core::InputError(where, option, "must be > 0, got '" + text + "'");
+  if (!(value > 0.0)) throw core::InputError(where, option, "must be > 0, got " + core::quoteForMessage(text));
   const std::string error = detail::physicalViolation(value, Dimension::Time, kind, text);
   if (!error.empty()) throw core::InputError(where, option, error);
   return value;
@@ -969,8 +970,7 @@ core::FacilityWaterSpec readFacilityWater(const MapReader& r, DataLibrary& lib,
 
 /// `ambient`: outdoor air at the plant, constant or from a weather file. Required with a facility
 /// loop, refused without one (nothing else uses it).
-core::AmbientSpec readAmbient(const MapReader& r, const std::string& scenario_path,
-                              const core::FacilityWaterSpec& f, const FacilityOrigin& origin) {
+core::AmbientSpec readAmbient(const MapReader& r, const core::FacilityWaterSpec& f, const FacilityOrigin& origin) {
   const auto m = r.optionalMap("ambient", {"dry_bulb", "wet_bulb", "weather", "weather_start"});
   if (!m) {
     if (f.loop.present) {
@@ -990,9 +990,8 @@ core::AmbientSpec readAmbient(const MapReader& r, const std::string& scenario_pa
   if (m->has("weather")) {
     m->restrictTo({"weather", "weather_start"},
                   "with a weather file (the file gives the dry and wet bulb)");
-    fs::path path(m->string("weather", "the path of a weather CSV file"));
-    if (path.is_relative()) path = fs::path(scenario_path).parent_path() / path;
-    path = path.lexically_normal();
+    const fs::path path = detail::resolveInputPath(
+        *m, "weather", m->string("weather", "the path of a weather CSV file"), "weather file");
     std::error_code ec;
     if (!fs::is_regular_file(path, ec)) {
       m->fail("weather", "no weather file '" + path.string()
@@ -1052,8 +1051,8 @@ std::string unknownComponent(const std::string& id, const IdRegistry& ids, std::
                              const std::vector<std::string>& defined) {
   const std::string kind = ids.kindOf(id);
   const std::string head = kind.empty()
-                               ? "unknown component '" + id + "'"
-                               : "'" + id + "' is a " + kind + ", not a " + std::string(wanted);
+                               ? "unknown component " + core::quoteForMessage(id)
+                               : core::quoteForMessage(id) + " is a " + kind + ", not a " + std::string(wanted);
   return head + "; defined " + std::string(wanted) + "s: " + joined(defined);
 }
 
@@ -1077,8 +1076,8 @@ core::RowHeaderSpec readHeaders(const MapReader& cdu) {
   } else {
     m->fail("return",
             "expected 'direct' (the return header flows back toward the CDU) or "
-            "'reverse' (first in, last out), got '"
-                + arrangement + "'");
+            "'reverse' (first in, last out), got "
+                + core::quoteForMessage(arrangement));
   }
   m->finish();
   return h;
@@ -1367,7 +1366,7 @@ std::vector<core::ComponentId> readJobRacks(const MapReader& m,
   std::vector<core::ComponentId> out;
   if (m.isScalar("racks")) {
     const std::string all = m.string("racks", "'all' or a list of rack ids");
-    if (all != "all") m.fail("racks", "expected 'all' or a list of rack ids, got '" + all + "'");
+    if (all != "all") m.fail("racks", "expected 'all' or a list of rack ids, got " + core::quoteForMessage(all));
     for (const core::RackSpec& r : racks)
       out.push_back(r.id);
     return out;
@@ -1520,8 +1519,7 @@ core::TrainingJobSpec readJob(const MapReader& m, const core::SimulationSpec& si
 
 /// A replay job: a recorded per-GPU power trace (GpuTrace.hpp) replayed on the GPUs of `racks`.
 core::ReplayJobSpec readReplay(const MapReader& m, const core::SimulationSpec& sim,
-                               const std::vector<core::RackSpec>& racks,
-                               const std::string& scenario_path, IdRegistry& ids) {
+                               const std::vector<core::RackSpec>& racks, IdRegistry& ids) {
   m.restrictTo(
       {"id", "type", "racks", "gpus", "submit", "start", "duration", "trace", "format", "interval"},
       "in a replay job");
@@ -1538,9 +1536,8 @@ core::ReplayJobSpec readReplay(const MapReader& m, const core::SimulationSpec& s
   } else {
     m.fail("format", "unknown GPU trace format '" + format + "'; supported: nvidia-smi, dcgm");
   }
-  fs::path path(m.string("trace", "the path of a GPU power trace file"));
-  if (path.is_relative()) path = fs::path(scenario_path).parent_path() / path;
-  path = path.lexically_normal();
+  const fs::path path = detail::resolveInputPath(
+      m, "trace", m.string("trace", "the path of a GPU power trace file"), "GPU trace file");
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) {
     m.fail("trace", "no GPU trace file '" + path.string()
@@ -1559,7 +1556,7 @@ core::ReplayJobSpec readReplay(const MapReader& m, const core::SimulationSpec& s
 /// (a Poisson process), served by `server` (InferenceJob.hpp).
 core::InferenceJobSpec readInference(const MapReader& m, const core::SimulationSpec& sim,
                                      const std::vector<core::RackSpec>& racks,
-                                     const std::string& scenario_path, IdRegistry& ids) {
+                                     IdRegistry& ids) {
   m.restrictTo(
       {"id", "type", "racks", "gpus", "submit", "start", "duration", "trace", "arrivals", "server"},
       "in an inference job");
@@ -1572,9 +1569,9 @@ core::InferenceJobSpec readInference(const MapReader& m, const core::SimulationS
            "expected exactly one of trace (a request trace file) and arrivals (a Poisson rate)");
   }
   if (m.has("trace")) {
-    fs::path path(m.string("trace", "the path of a request trace CSV file"));
-    if (path.is_relative()) path = fs::path(scenario_path).parent_path() / path;
-    path = path.lexically_normal();
+    const fs::path path = detail::resolveInputPath(
+        m, "trace", m.string("trace", "the path of a request trace CSV file"),
+        "request trace file");
     std::error_code ec;
     if (!fs::is_regular_file(path, ec)) {
       m.fail("trace", "no request trace file '" + path.string()
@@ -1609,8 +1606,7 @@ core::InferenceJobSpec readInference(const MapReader& m, const core::SimulationS
 
 /// `workload`: training and inference jobs. Two jobs may not hold one rack at the same time: a
 /// job uses all GPUs of its racks.
-void readWorkload(const MapReader& r, const std::string& scenario_path, core::SiteSpec& site,
-                  IdRegistry& ids) {
+void readWorkload(const MapReader& r, core::SiteSpec& site, IdRegistry& ids) {
   // `scheduler`: the queue policy of the jobs sized by gpus (docs/scheduler.md).
   if (const auto s = r.optionalMap("scheduler", {"policy"})) {
     const std::string policy = s->string("policy", "fifo or backfill");
@@ -1619,7 +1615,7 @@ void readWorkload(const MapReader& r, const std::string& scenario_path, core::Si
     } else if (policy == "backfill") {
       site.scheduler.policy = core::SchedulerSpec::Policy::Backfill;
     } else {
-      s->fail("policy", "expected fifo or backfill, got '" + policy + "'");
+      s->fail("policy", "expected fifo or backfill, got " + core::quoteForMessage(policy));
     }
     s->finish();
   }
@@ -1646,12 +1642,12 @@ void readWorkload(const MapReader& r, const std::string& scenario_path, core::Si
       site.jobs.push_back(std::move(job));
     } else if (type == "inference") {
       core::InferenceJobSpec job =
-          readInference(m, site.simulation, site.racks, scenario_path, ids);
+          readInference(m, site.simulation, site.racks, ids);
       job.order = order;
       h = Held{job.id, job.start, job.start + job.duration, job.racks};
       site.inference_jobs.push_back(std::move(job));
     } else if (type == "replay") {
-      core::ReplayJobSpec job = readReplay(m, site.simulation, site.racks, scenario_path, ids);
+      core::ReplayJobSpec job = readReplay(m, site.simulation, site.racks, ids);
       job.order = order;
       h = Held{job.id, job.start, job.start + job.duration, job.racks};
       site.replay_jobs.push_back(std::move(job));
@@ -1775,7 +1771,7 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
     }
     if (feed_action) {
       const std::string feed = m.string("feed", "'a' or 'b'");
-      if (feed != "a" && feed != "b") m.fail("feed", "expected 'a' or 'b', got '" + feed + "'");
+      if (feed != "a" && feed != "b") m.fail("feed", "expected 'a' or 'b', got " + core::quoteForMessage(feed));
       e.value = feed == "a" ? 0.0 : 1.0;
     }
     if (action->target == Target::TrainingJob) {
@@ -1823,12 +1819,9 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
   return events;
 }
 
-fs::path resolveDataDir(const MapReader& r, const std::string& scenario_path,
-                        const std::string& fallback) {
+fs::path resolveDataDir(const MapReader& r, const std::string& fallback) {
   if (const auto dir = r.optionalString("data_dir", "a directory")) {
-    fs::path p(*dir);
-    if (p.is_relative()) p = fs::path(scenario_path).parent_path() / p;
-    p = p.lexically_normal();
+    const fs::path p = detail::resolveInputPath(r, "data_dir", *dir, "data directory");
     std::error_code ec;
     if (!fs::is_directory(p, ec)) {
       r.fail("data_dir", "directory '" + p.string() + "' does not exist");
@@ -1842,7 +1835,8 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
                             const SimulationOverrides& overrides) {
   checkFormatVersion(doc, "racktwin_scenario", kScenarioFormatVersion, "scenario");
   const MapReader r =
-      MapReader::root(doc, {"racktwin_scenario", "name", "description", "data_dir", "simulation",
+      MapReader::root(doc, {"racktwin_scenario", "name", "description", "allow_outside_paths", "data_dir",
+                            "simulation",
                             "coolant", "facility_water", "ambient", "room", "cdus", "rings",
                             "racks", "workload", "scheduler", "electrical", "events"});
   if (!r.has("racktwin_scenario")) {
@@ -1856,7 +1850,11 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   core::SiteSpec site;
   site.name = r.string("name", "a name for the scenario");
   (void)r.optionalString("description", "a description");
-  DataLibrary lib(resolveDataDir(r, doc.file, data_dir));
+  // A scenario stored in a result file does not decide for itself (OutsidePaths::Refused): its
+  // outside paths are then refused where they are named.
+  detail::InputPathScope& paths = *detail::InputPathScope::current();
+  if (r.booleanOr("allow_outside_paths", false) && paths.scenarioMayAllow()) paths.allowOutside();
+  DataLibrary lib(resolveDataDir(r, data_dir));
 
   site.simulation = readSimulation(r, overrides);
   site.secondary_coolant = readCoolant(r);
@@ -1864,7 +1862,7 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
 
   FacilityOrigin facility_origin;
   site.facility = readFacilityWater(r, lib, facility_origin);
-  site.ambient = readAmbient(r, doc.file, site.facility, facility_origin);
+  site.ambient = readAmbient(r, site.facility, facility_origin);
 
   constexpr std::string_view kDefaultRoom = "default";
   if (const auto room =
@@ -1889,7 +1887,7 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   std::vector<RackOrigin> rack_origins;
   site.racks = readRacks(r, lib, ids, site.cdus, site.secondary_coolant, rack_origins);
   site.rings = readRings(r, site.cdus, site.racks, rack_origins, site.secondary_coolant, ids);
-  readWorkload(r, doc.file, site, ids);
+  readWorkload(r, site, ids);
   // The power tree above the racks, and the GB300 power smoothing (ElectricalLoader.cpp).
   readElectrical(r, lib.root(), site);
   site.events = readEvents(r, site, ids);
@@ -1905,15 +1903,20 @@ std::string defaultDataDir() {
   return std::string(RACKTWIN_SOURCE_DIR) + "/data";
 }
 
-core::SiteSpec loadScenario(const std::string& path, const SimulationOverrides& overrides) {
-  return loadScenarioFromString(detail::readFileBytes(path), path, "", overrides);
+core::SiteSpec loadScenario(const std::string& path, const SimulationOverrides& overrides,
+                            OutsidePaths outside) {
+  return loadScenarioFromString(detail::readFileBytes(path), path, "", overrides, outside);
 }
 
 core::SiteSpec loadScenarioFromString(const std::string& text, const std::string& path_for_messages,
                                       const std::string& data_dir,
-                                      const SimulationOverrides& overrides) {
+                                      const SimulationOverrides& overrides,
+                                      OutsidePaths outside) {
   detail::LoadSession session;
   detail::FileReadLog inputs;
+  detail::InputPathScope paths(fs::path(path_for_messages).parent_path(),
+                               outside == OutsidePaths::Allowed,
+                               outside == OutsidePaths::ScenarioDecides);
   const YamlDocument doc = detail::parseYaml(text, path_for_messages);
   core::SiteSpec site = readScenario(doc, data_dir, overrides);
   site.input_warnings = std::move(session.warnings);

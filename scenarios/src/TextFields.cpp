@@ -17,6 +17,14 @@ std::int64_t daysFromCivil(std::int64_t y, unsigned m, unsigned d) {
 
 }  // namespace
 
+std::string describeField(std::string_view text) {
+  if (text.empty()) return "an empty field";
+  std::size_t chars = 0;
+  for (const char c : text)
+    chars += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1 : 0;
+  return "a field of " + std::to_string(chars) + (chars == 1 ? " character" : " characters");
+}
+
 std::vector<Field> splitCommas(std::string_view line) {
   std::vector<Field> fields;
   std::size_t start = 0;

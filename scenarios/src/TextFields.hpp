@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <system_error>
 #include <vector>
@@ -34,6 +35,12 @@ void forEachLine(std::string_view text, Row&& row) {
     row(line_number, line);
   }
 }
+
+/// What a field that failed to parse holds, for an error message, without its text: a data file
+/// named by a scenario may be anything (even a file the user should not see echoed), so messages
+/// point at its line and column and describe the field: "an empty field", "a field of 12
+/// characters".
+std::string describeField(std::string_view text);
 
 /// Splits a line (comment already removed) at commas; each field is trimmed of spaces and tabs.
 std::vector<Field> splitCommas(std::string_view line);

@@ -124,14 +124,14 @@ core::AmbientSpec parseWeatherCsv(std::string_view text, const std::string& file
           if (c.name == f.text) kind = &c;
         }
         if (kind == nullptr) {
-          throw error(line_number, f.column, f.text,
-                      "unknown column '" + std::string(f.text)
-                          + "'; the header row names each column with its unit, one of: "
+          throw error(line_number, f.column, "",
+                      "unknown column (" + describeField(f.text)
+                          + "); the header row names each column with its unit, one of: "
                           + acceptedColumns());
         }
         int& slot = index[static_cast<int>(kind->quantity)];
         if (slot >= 0) {
-          throw error(line_number, f.column, f.text,
+          throw error(line_number, f.column, kind->name,
                       "a second " + std::string(quantityName(kind->quantity)) + " column (column '"
                           + std::string(header[static_cast<std::size_t>(slot)].kind->name)
                           + "' came first); give each quantity once");
@@ -167,14 +167,14 @@ core::AmbientSpec parseWeatherCsv(std::string_view text, const std::string& file
       const std::optional<double> v = parseNumber(fields[k].text);
       if (!v) {
         throw error(line_number, fields[k].column, kind.name,
-                    "expected a number, got '" + std::string(fields[k].text) + "'");
+                    "expected a number, got " + describeField(fields[k].text));
       }
       const double value = kind.scale * (*v + kind.offset);
       if (kind.quantity != Quantity::Time) {
         const double T_degC = core::toCelsius(value);
         if (!(T_degC >= kOutdoorAirMin_degC && T_degC <= kOutdoorAirMax_degC)) {
           throw error(line_number, fields[k].column, kind.name,
-                      std::string(fields[k].text) + " is " + degC(value)
+                      "the value is " + degC(value)
                           + ", outside the range of outdoor air ("
                           + formatNumber(kOutdoorAirMin_degC) + " to "
                           + formatNumber(kOutdoorAirMax_degC) + " degC); check the column's unit");

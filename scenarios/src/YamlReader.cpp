@@ -21,7 +21,7 @@ std::string nodeKind(const YAML::Node& node) {
     case YAML::NodeType::Sequence:
       return "a list";
     case YAML::NodeType::Scalar:
-      return "'" + node.Scalar() + "'";
+      return core::quoteForMessage(node.Scalar());
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:
       break;
@@ -61,7 +61,7 @@ void checkValue(double v, Check check, const std::string& text, const MapReader*
       break;
   }
   if (rule == nullptr) return;
-  const std::string message = std::string(rule) + ", got '" + text + "'";
+  const std::string message = std::string(rule) + ", got " + core::quoteForMessage(text);
   if (map != nullptr) map->fail(key, message);
   if (list != nullptr) list->failItem(index, message);
 }
@@ -301,7 +301,7 @@ double MapReader::number(std::string_view key, Check check) const {
     v = core::parseQuantity(e.value.Scalar(), core::Dimension::Dimensionless);
   } catch (const std::invalid_argument&) {
     fail(key,
-         "expected a plain number (the key name gives the unit), got '" + e.value.Scalar() + "'");
+         "expected a plain number (the key name gives the unit), got " + core::quoteForMessage(e.value.Scalar()));
   }
   checkValue(v, check, e.value.Scalar(), this, key, nullptr, 0);
   checkPlausible(e, v, core::Dimension::Dimensionless, Kind::PlainNumber);
@@ -317,11 +317,11 @@ int MapReader::integer(std::string_view key, int min, int max) const {
   long long v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size()) {
-    fail(key, "expected " + expected + ", got '" + text + "'");
+    fail(key, "expected " + expected + ", got " + core::quoteForMessage(text));
   }
   if (v < min || v > max)
-    fail(key, "must be from " + std::to_string(min) + " to " + std::to_string(max) + ", got '"
-                  + text + "'");
+    fail(key, "must be from " + std::to_string(min) + " to " + std::to_string(max) + ", got "
+                  + core::quoteForMessage(text));
   return static_cast<int>(v);
 }
 
@@ -340,7 +340,7 @@ std::uint64_t MapReader::unsignedIntegerOr(std::string_view key, std::uint64_t f
   std::uint64_t v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size()) {
-    fail(key, "expected " + expected + ", got '" + text + "'");
+    fail(key, "expected " + expected + ", got " + core::quoteForMessage(text));
   }
   return v;
 }
@@ -386,7 +386,7 @@ core::ComponentId MapReader::id(std::string_view key) const {
 std::string MapReader::typeName(std::string_view key) const {
   const std::string text = string(key, "a type name");
   if (!core::ComponentId::isValidSegment(text)) {
-    fail(key, "expected a type name of lower-case letters, digits, '_' or '-', got '" + text + "'");
+    fail(key, "expected a type name of lower-case letters, digits, '_' or '-', got " + core::quoteForMessage(text));
   }
   return text;
 }

@@ -214,3 +214,29 @@ TEST_CASE("A full disk: one clear message, the rows so far kept, a previous resu
   for (std::size_t k = 0; k < shape[0]; ++k)
     CHECK(time[k] == static_cast<double>(k));
 }
+
+TEST_CASE("racktwin run reads a scenario's outside files only with --allow-outside-paths",
+          "[integration][paths]") {
+  // The scenario in site/ keeps its `data_dir: ../data`, which now names a copy of the data
+  // library beside site/: outside the scenario's folder and not the data library itself.
+  const std::string dir = scratch("outside-paths");
+  const fs::path site = fs::path(dir) / "site";
+  fs::create_directories(site);
+  std::ifstream in("scenarios/nvl72-rack.yaml", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const fs::path copy = fs::path(dir) / "data";
+  fs::copy("data", copy, fs::copy_options::recursive);
+  writeText(site / "rack.yaml", text);
+  const std::string run = kCli + " run " + (site / "rack.yaml").string() + " --duration 10 -q -o "
+                          + dir + "/out.h5";
+  const auto refused = runProgram(run);
+  INFO(refused.err);
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("key 'data_dir'") != std::string::npos);
+  CHECK(refused.err.find("--allow-outside-paths") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir + "/out.h5"));
+  const auto allowed = runProgram(run + " --allow-outside-paths");
+  INFO(allowed.err);
+  CHECK(allowed.exit_code == 0);
+  CHECK(fs::is_regular_file(dir + "/out.h5"));
+}

@@ -164,7 +164,8 @@ TEST_CASE("A PSU efficiency of 9e-5 % in a data file is refused at its line", "[
   const std::string bad = replaced(original, "efficiency: [90 %,", "efficiency: [9e-5 %,");
   std::ofstream(psu, std::ios::binary | std::ios::trunc) << bad;
   const std::string text =
-      replaced(readText(kNvl72), "data_dir: ../data", "data_dir: " + data.string());
+      replaced(readText(kNvl72), "data_dir: ../data",
+               "allow_outside_paths: true\ndata_dir: " + data.string());
   requireInputError([&] { (void)loadScenarioFromString(text, kAs, ""); },
                     Expected{psu.string(),
                              lineOf(bad, "9e-5 %"),
@@ -186,7 +187,8 @@ TEST_CASE("A PSU curve whose loss turns negative is refused by the loader, not t
                                    "efficiency: [90 %, 94 %, 80 %, 99 %]");
   std::ofstream(psu, std::ios::binary | std::ios::trunc) << bad;
   const std::string text =
-      replaced(readText(kNvl72), "data_dir: ../data", "data_dir: " + data.string());
+      replaced(readText(kNvl72), "data_dir: ../data",
+               "allow_outside_paths: true\ndata_dir: " + data.string());
   requireInputError([&] { (void)loadScenarioFromString(text, kAs, ""); },
                     Expected{psu.string(),
                              lineOf(bad, "efficiency: [90 %"),
@@ -208,7 +210,8 @@ TEST_CASE("A CDU whose exchanger cannot be rated is refused by the loader, not t
                                    "facility_nominal_flow: 10 L/min");
   std::ofstream(cdu, std::ios::binary | std::ios::trunc) << bad;
   const std::string text =
-      replaced(readText(kNvl72), "data_dir: ../data", "data_dir: " + data.string());
+      replaced(readText(kNvl72), "data_dir: ../data",
+               "allow_outside_paths: true\ndata_dir: " + data.string());
   requireInputError([&] { (void)loadScenarioFromString(text, kAs, ""); },
                     Expected{kAs,
                              lineOf(text, "type: inrack-250kw"),

@@ -1,4 +1,6 @@
 // Frames from a result file and from a running twin, checked against the HDF5 datasets.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -173,6 +175,32 @@ TEST_CASE("without a scenario a result shows its racks by their ids with their v
       test::runProgram(std::string(RACKTWIN_CLI) + " export-vtk '" + copy + "' '" + dir + "/out'");
   CHECK(run.exit_code == 0);
   CHECK(run.err.find("warning") != std::string::npos);
+}
+
+TEST_CASE("a result's scenario_path does not make the program read files elsewhere", "[viz]") {
+  // A valid scenario outside the result's folder, the working directory and the source tree,
+  // named by a result that stores no text: a result from elsewhere may name any file, so that
+  // one is not read and the frames fall back to the ids the result stores.
+  const std::filesystem::path outside =
+      std::filesystem::temp_directory_path() / ("racktwin-viz-outside-" + std::to_string(getpid()));
+  std::filesystem::create_directories(outside);
+  std::ifstream in(std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/cluster-64-racks.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.replace(text.find("data_dir: ../data"), 17,
+               "data_dir: " + std::string(RACKTWIN_SOURCE_DIR) + "/data");
+  const std::string scenario = (outside / "cluster.yaml").string();
+  std::ofstream(scenario, std::ios::binary) << text;
+  REQUIRE_NOTHROW(scenarios::loadScenario(scenario));  // the file itself is good
+
+  const std::string dir = test::scratchDirectory("viz-outside");
+  const std::string copy = copyWithScenarioGone(dir + "/outside.h5");
+  test::removeDataset(copy, "/scenario/text");
+  test::setRootAttribute(copy, "scenario_path", scenario);
+  const viz::ResultFrames frames(copy);
+  CHECK_FALSE(frames.geometryFromScenario());
+  CHECK(frames.scenarioProblem().find("lies outside") != std::string::npos);
+  CHECK(frames.geometry().pipeCount() == 0);
+  std::filesystem::remove_all(outside);
 }
 
 TEST_CASE("a missing or foreign result file is an input error naming the file", "[viz]") {

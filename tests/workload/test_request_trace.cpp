@@ -131,7 +131,9 @@ TEST_CASE("Malformed trace rows are reported with file and line", "[workload]") 
   {
     const core::InputError e = parseError("# comment\nTIMESTAMP,Context,GeneratedTokens\n" + good);
     CHECK(e.where().line == 2);
-    CHECK(e.key() == "Context");
+    CHECK(e.where().column == 11);  // the file's text is not quoted; its column is named
+    CHECK(e.key().empty());
+    CHECK(e.message().find("unknown column (a field of 7 characters)") != std::string::npos);
   }
   CHECK(parseError(header).where().line == 1);  // no requests
   // Numbers of seconds, columns in another order, comments and CRLF are accepted.

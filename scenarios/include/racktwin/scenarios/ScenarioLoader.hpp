@@ -27,16 +27,27 @@ struct SimulationOverrides {
   std::optional<double> record_interval;  // s, --record-interval
 };
 
+/// Whether a scenario may read files outside its folder and the data library.
+enum class OutsidePaths {
+  ScenarioDecides,  // only when the scenario says `allow_outside_paths: true`
+  Allowed,          // the user allows it (--allow-outside-paths)
+  Refused,          // never, whatever the scenario says (a scenario stored in a result file)
+};
+
 /// Loads and validates a scenario and the data files it names. Throws core::InputError naming
 /// file, line and key. SiteSpec::scenario_text holds the file's bytes, read once;
 /// SiteSpec::input_warnings the values outside their engineering range.
-core::SiteSpec loadScenario(const std::string& path, const SimulationOverrides& overrides = {});
+/// The files a scenario names (data_dir, traces, weather) must lie in the scenario's folder or
+/// the data library unless `outside` allows more (see OutsidePaths).
+core::SiteSpec loadScenario(const std::string& path, const SimulationOverrides& overrides = {},
+                            OutsidePaths outside = OutsidePaths::ScenarioDecides);
 
 /// As loadScenario, from text already in memory. `path_for_messages` names the text in messages
 /// and is the base of a relative `data_dir:`; `data_dir` replaces defaultDataDir() when the text
-/// has no `data_dir:` key (empty: use defaultDataDir()).
+/// has no `data_dir:` key (empty: use defaultDataDir()). Its folder is the scenario's folder.
 core::SiteSpec loadScenarioFromString(const std::string& text, const std::string& path_for_messages,
                                       const std::string& data_dir,
-                                      const SimulationOverrides& overrides = {});
+                                      const SimulationOverrides& overrides = {},
+                                      OutsidePaths outside = OutsidePaths::ScenarioDecides);
 
 }  // namespace racktwin::scenarios
