@@ -110,8 +110,8 @@ void printSummary(const core::Summary& summary, const scenarios::Twin& twin,
     if (item.value) {
       const double shown = *item.value * item.display_scale + item.display_offset;
       const bool tiny = std::abs(shown) > 0.0 && std::abs(shown) < 1e-3;
-      std::printf("  %s %12.*g %s\n", label.c_str(), tiny ? 3 : 6, shown,
-                  item.display_unit.c_str());
+      std::printf("  %s %12.*g%s%s\n", label.c_str(), tiny ? 3 : 6, shown,
+                  item.display_unit.empty() ? "" : " ", item.display_unit.c_str());
     } else {
       std::printf("  %s %12s\n", label.c_str(), "n/a");
     }
