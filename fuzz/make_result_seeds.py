@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""Writes small HDF5 files in the result layout (core/Hdf5Result.hpp) as seeds for fuzz_result:
+"""Writes the small HDF5 files in the result layout (core/Hdf5Result.hpp) as seeds for fuzz_result:
 what the writer makes (chunked, shuffle + deflate + Fletcher32, variable-length UTF-8 strings)
 and the variants the reader accepts (float32, fixed-length strings, a scalar string, no
-attributes). A few kilobytes each, so libFuzzer mutates them quickly.  Usage: make_result_seeds.py DIR"""
+attributes). A few kilobytes each, so libFuzzer mutates them quickly.  Made fuzz/seeds/fuzz_result/: make_result_seeds.py fuzz/seeds/fuzz_result"""
 import sys
 from pathlib import Path
 
