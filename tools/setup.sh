@@ -15,6 +15,8 @@ packages=(
   libvtk9-dev qt6-base-dev libqt6opengl6-dev qt6-charts-dev
   # Headless windows and software OpenGL for the GUI tests and `racktwin render`.
   xvfb xauth libgl1-mesa-dri
+  # The libFuzzer targets (tools/fuzz.sh): clang and its fuzzer/sanitizer runtimes.
+  clang libclang-rt-14-dev
   # CFD characterisation runs OpenFOAM's programs as child processes.
   openfoam
 )

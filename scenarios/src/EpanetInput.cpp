@@ -152,6 +152,18 @@ class Reader {
     }
     return value;
   }
+  /// A count (TRIALS, CHECKFREQ, ...): truncated to a whole number as EPANET does, and refused
+  /// outside [lo, kMaxCount], where converting it to int or adding two of them would overflow.
+  int wholeCount(const Line& line, std::size_t token, const Key& key, int lo) const {
+    constexpr int kMaxCount = 10'000'000;
+    const double value = std::trunc(number(line, token, key));
+    if (!(value >= lo && value <= kMaxCount)) {
+      fail(line, token, key,
+           "must be a whole number from " + std::to_string(lo) + " to "
+               + std::to_string(kMaxCount));
+    }
+    return static_cast<int>(value);
+  }
   void need(const Line& line, std::size_t count, const Key& key) const {
     if (line.tokens.size() < count) {
       fail(line, line.tokens.size(), key,
@@ -369,20 +381,19 @@ void Reader::readOptions() {
       viscosity = number(line, 1, key);
       if (!(viscosity > 0.0)) fail(line, 1, key, "must be positive");
     } else if (is(k, "TRIALS")) {
-      model_.trials = static_cast<int>(number(line, 1, key));
-      if (model_.trials < 1) fail(line, 1, key, "must be at least 1");
+      model_.trials = wholeCount(line, 1, key, 1);
     } else if (is(k, "ACCURACY")) {
       model_.accuracy = number(line, 1, key);
       if (!(model_.accuracy > 0.0)) fail(line, 1, key, "must be positive");
     } else if (is(k, "CHECKFREQ")) {
-      model_.solver_options.check_frequency = static_cast<int>(number(line, 1, key));
+      model_.solver_options.check_frequency = wholeCount(line, 1, key, 0);
     } else if (is(k, "MAXCHECK")) {
-      model_.solver_options.max_check = static_cast<int>(number(line, 1, key));
+      model_.solver_options.max_check = wholeCount(line, 1, key, 0);
     } else if (is(k, "DAMPLIMIT")) {
       model_.solver_options.damp_limit = number(line, 1, key);
     } else if (is(k, "UNBALANCED")) {
       if (is(value(1), "CONTINUE") && line.tokens.size() > 2) {
-        model_.solver_options.extra_iterations = static_cast<int>(number(line, 2, key));
+        model_.solver_options.extra_iterations = wholeCount(line, 2, key, 0);
       }
     } else if (is(k, "PATTERN")) {
       default_pattern_ = std::string(value(1).text);

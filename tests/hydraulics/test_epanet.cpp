@@ -7,6 +7,7 @@
 #include <string>
 
 #include "RunProgram.hpp"
+#include "racktwin/core/Error.hpp"
 #include "racktwin/scenarios/EpanetInput.hpp"
 
 using namespace racktwin;
@@ -151,4 +152,35 @@ TEST_CASE("Net1 simulated over its first hour reaches EPANET's tank level and st
   const auto node11 = model.findNode("11");
   CHECK(solution.head[*node11] == Approx(987.98358).margin(1e-3));
   checkMassBalance(model, solution);
+}
+
+TEST_CASE("Counts in [OPTIONS] outside int are refused with the line and key", "[hydraulics]") {
+  // Found by fuzz_epanet (fuzz/findings/fuzz_epanet/maxcheck-beyond-int.inp): MAXCHECK 4.4e122
+  // was converted to int, which is undefined behaviour.
+  const std::string dir = test::scratchDirectory("epanet-counts-" + std::to_string(::getpid()));
+  const std::string body =
+      "[JUNCTIONS]\n J1 0 1\n[RESERVOIRS]\n R1 10\n[PIPES]\n P1 R1 J1 100 12 100\n";
+  for (const char* option :
+       {"TRIALS 1e12", "MAXCHECK 4.4e122", "CHECKFREQ -3", "TRIALS 0", "UNBALANCED CONTINUE 3e9"}) {
+    INFO(option);
+    const std::string path = dir + "/counts.inp";
+    {
+      std::ofstream file(path);
+      file << body << "[OPTIONS]\n " << option << "\n[END]\n";
+    }
+    try {
+      (void)scenarios::readEpanetInput(path);
+      FAIL("no error");
+    } catch (const core::InputError& error) {
+      CHECK(error.where().line == 8);
+      CHECK(error.key().find("OPTIONS") != std::string::npos);
+      CHECK(error.message().find("whole number from") != std::string::npos);
+    }
+  }
+  // An ordinary count is still read, truncated as EPANET does.
+  {
+    std::ofstream file(dir + "/counts.inp");
+    file << body << "[OPTIONS]\n TRIALS 40.7\n[END]\n";
+  }
+  CHECK(scenarios::readEpanetInput(dir + "/counts.inp").trials == 40);
 }
