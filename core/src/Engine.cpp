@@ -5,6 +5,7 @@
 
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Recorder.hpp"
+#include "racktwin/core/StateArchive.hpp"
 
 namespace racktwin::core {
 namespace {
@@ -48,6 +49,37 @@ void Engine::initialize() {
   for (Model* model : all_)
     model->initialize(state_);
   if (recorder_ != nullptr) recorder_->sample(0.0);
+}
+
+void Engine::resume(StateArchive& archive) {
+  RACKTWIN_ASSERT(!archive.isSaving(), "Engine::resume needs a restoring archive");
+  state_.time = 0.0;
+  for (Model* model : all_)
+    model->initialize(state_);
+  visitState(archive);
+}
+
+void Engine::saveState(StateArchive& archive) {
+  RACKTWIN_ASSERT(archive.isSaving(), "Engine::saveState needs a saving archive");
+  visitState(archive);
+}
+
+void Engine::visitState(StateArchive& archive) {
+  archive.section("engine");
+  std::uint64_t events = queue_.size();
+  archive(events, sequence_, time_, steps_, total_steps_);
+  if (!archive.isSaving()) queue_.resize(events);
+  for (Queued& queued : queue_) {
+    EventSpec& e = queued.event;
+    archive(e.time, e.kind, e.target, e.value, e.where.file, e.where.line, e.where.column,
+            queued.sequence);
+  }
+  archive.section("site state");
+  state_.visitState(archive);
+  for (Model* model : all_) {
+    archive.section(model->name());
+    model->visitState(archive, state_);
+  }
 }
 
 void Engine::applyDueEvents() {

@@ -89,8 +89,10 @@ class Hdf5Sink final : public RecorderSink {
     if (!file_.valid()) return;
     const ErrorSilencer silence;
     if (!opened_) {
-      // open() failed part-way: there is no result file, only the temporary one.
       (void)closeAll();
+      // A resume that failed to open leaves the interrupted run's file as it was.
+      if (options_.resume) return;
+      // open() failed part-way: there is no result file, only the temporary one.
       std::error_code ignored;
       std::filesystem::remove(partialPath(), ignored);
       return;
@@ -108,10 +110,17 @@ class Hdf5Sink final : public RecorderSink {
   void open(const RunMetadata& metadata, const std::vector<ChannelInfo>& channels) override;
   void append(double time, std::span<const double> row) override;
   void close(bool complete, std::string_view summary_json) override;
+  void flush() override {
+    RACKTWIN_ASSERT(opened_ && !closed_, "Hdf5Sink::flush outside open()/close()");
+    writeAllBuffered();
+    flushFile();
+  }
 
  private:
   std::string partialPath() const { return path_ + ".partial"; }
   [[noreturn]] void fail(const std::string& what) const;
+  void requireShape(hid_t dataset, const std::string& path, int rank, hsize_t rows,
+                    hsize_t width) const;
   void requireRegularOrMissing(const std::string& path) const;
   template <class T>
   T check(T value, const char* what, const std::string& object = {}) const {
@@ -119,6 +128,9 @@ class Hdf5Sink final : public RecorderSink {
     return value;
   }
 
+  void createFile(const std::string& partial_path);
+  void reopenFile(const std::string& partial_path);
+  void recordResume();
   void writeRootAttributes(const RunMetadata& metadata);
   void writeScenario(const std::string& text);
   hid_t groupFor(const std::string& name);
@@ -151,6 +163,24 @@ class Hdf5Sink final : public RecorderSink {
   bool closed_ = false;
 };
 
+// A resumed file's dataset: the rank and width this run writes, and at least `rows` rows (ids:
+// exactly `rows` entities).
+void Hdf5Sink::requireShape(hid_t dataset, const std::string& path, int rank, hsize_t rows,
+                            hsize_t width) const {
+  const Dataspace space(check(H5Dget_space(dataset), "reading the shape of", path));
+  hsize_t dims[2] = {0, 0};
+  const int found = check(H5Sget_simple_extent_ndims(space.get()), "reading the shape of", path);
+  if (found == rank) check(H5Sget_simple_extent_dims(space.get(), dims, nullptr), "reading", path);
+  const bool ids = width == 0;
+  const bool fits =
+      found == rank && (ids ? dims[0] == rows : dims[0] >= rows) && (rank == 1 || dims[1] == width);
+  if (!fits) {
+    throw RuntimeError("HDF5 result file '" + partialPath() + "' cannot be resumed: dataset " + path
+                       + " is not the one this run writes (or holds fewer than "
+                       + std::to_string(rows) + " rows); the scenario or the program has changed");
+  }
+}
+
 void Hdf5Sink::fail(const std::string& what) const {
   std::string message = "HDF5 result file '" + path_ + "': " + what + " failed";
   const std::string detail = lastErrorDetail();
@@ -164,20 +194,17 @@ void Hdf5Sink::open(const RunMetadata& metadata, const std::vector<ChannelInfo>&
   const std::string partial_path = partialPath();
   requireRegularOrMissing(path_);
   requireRegularOrMissing(partial_path);
-
-  // No object timestamps anywhere: the same run must give a byte-identical file.
-  const PropertyList fcpl(check(H5Pcreate(H5P_FILE_CREATE), "creating a property list"));
-  check(H5Pset_obj_track_times(fcpl.get(), false), "disabling timestamps");
-  // The 1.8 file format and later: object headers, and so the attributes and the layout of every
-  // dataset, carry a checksum that HDF5 verifies when it reads them (the 1.6 default has none).
-  const PropertyList fapl(check(H5Pcreate(H5P_FILE_ACCESS), "creating a property list"));
-  check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST),
-        "choosing the file format");
-  file_ = File(check(H5Fcreate(partial_path.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()),
-                     "creating", partial_path));
+  if (options_.resume) {
+    reopenFile(partial_path);
+  } else {
+    createFile(partial_path);
+  }
   string_type_ = makeUtf8StringType();
   if (!string_type_.valid()) fail("creating the UTF-8 string type");
 
+  // A resumed file is written through the same calls: each object is opened instead of created
+  // and its strings are written again, so the text checksum and every attribute come out as an
+  // uninterrupted run's.
   writeRootAttributes(metadata);
   writeScenario(metadata.scenario_text);
 
@@ -219,8 +246,54 @@ void Hdf5Sink::open(const RunMetadata& metadata, const std::vector<ChannelInfo>&
     writeAggregation(column, channel.aggregation);
   }
   row_width_ = offset;
+  if (options_.resume) {
+    samples_ = options_.resume_rows;
+    recordResume();
+  }
   flushFile();
   opened_ = true;
+}
+
+void Hdf5Sink::createFile(const std::string& partial_path) {
+  // No object timestamps anywhere: the same run must give a byte-identical file.
+  const PropertyList fcpl(check(H5Pcreate(H5P_FILE_CREATE), "creating a property list"));
+  check(H5Pset_obj_track_times(fcpl.get(), false), "disabling timestamps");
+  // The 1.8 file format and later: object headers, and so the attributes and the layout of every
+  // dataset, carry a checksum that HDF5 verifies when it reads them (the 1.6 default has none).
+  const PropertyList fapl(check(H5Pcreate(H5P_FILE_ACCESS), "creating a property list"));
+  check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST),
+        "choosing the file format");
+  file_ = File(check(H5Fcreate(partial_path.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()),
+                     "creating", partial_path));
+}
+
+void Hdf5Sink::reopenFile(const std::string& partial_path) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(partial_path, error)) {
+    throw RuntimeError("HDF5 result file '" + partial_path
+                       + "' to resume is missing: the interrupted run's rows are needed");
+  }
+  const PropertyList fapl(check(H5Pcreate(H5P_FILE_ACCESS), "creating a property list"));
+  check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST),
+        "choosing the file format");
+  file_ = File(check(H5Fopen(partial_path.c_str(), H5F_ACC_RDWR, fapl.get()),
+                     "opening for a resume", partial_path));
+}
+
+// /resume: how often the file was resumed and from where (attributes outside the text checksum:
+// they are what `h5diff --exclude-path /resume` leaves out).
+void Hdf5Sink::recordResume() {
+  const hid_t group = groupFor("resume");
+  std::uint32_t count = 0;
+  if (check(H5Aexists(group, "count"), "looking up", "/resume@count") > 0) {
+    const Attribute attribute(check(H5Aopen(group, "count", H5P_DEFAULT), "opening", "/resume"));
+    check(H5Aread(attribute.get(), H5T_NATIVE_UINT32, &count), "reading", "/resume@count");
+  }
+  ++count;
+  const std::uint64_t rows = options_.resume_rows;
+  writeScalarAttribute(group, "count", H5T_STD_U32LE, H5T_NATIVE_UINT32, count);
+  writeScalarAttribute(group, "time_s", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, options_.resume_time);
+  writeScalarAttribute(group, "rows", H5T_STD_U64LE, H5T_NATIVE_UINT64, rows);
 }
 
 void Hdf5Sink::requireRegularOrMissing(const std::string& path) const {
@@ -271,9 +344,12 @@ void Hdf5Sink::writeScenario(const std::string& text) {
   const Dataspace space(check(H5Screate(H5S_SCALAR), "creating a dataspace"));
   const PropertyList dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "creating a property list"));
   check(H5Pset_obj_track_times(dcpl.get(), false), "disabling timestamps");
-  const Dataset dataset(check(H5Dcreate2(group, "text", string_type_.get(), space.get(),
-                                         H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-                              "creating dataset", "/scenario/text"));
+  const Dataset dataset(
+      options_.resume
+          ? check(H5Dopen2(group, "text", H5P_DEFAULT), "opening dataset", "/scenario/text")
+          : check(H5Dcreate2(group, "text", string_type_.get(), space.get(), H5P_DEFAULT,
+                             dcpl.get(), H5P_DEFAULT),
+                  "creating dataset", "/scenario/text"));
   const char* data = text.c_str();
   check(H5Dwrite(dataset.get(), string_type_.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &data),
         "writing dataset", "/scenario/text");
@@ -284,8 +360,13 @@ hid_t Hdf5Sink::groupFor(const std::string& name) {
   if (auto it = groups_.find(name); it != groups_.end()) return it->second.get();
   const PropertyList gcpl(check(H5Pcreate(H5P_GROUP_CREATE), "creating a property list"));
   check(H5Pset_obj_track_times(gcpl.get(), false), "disabling timestamps");
-  Group group(check(H5Gcreate2(file_.get(), name.c_str(), H5P_DEFAULT, gcpl.get(), H5P_DEFAULT),
-                    "creating group", "/" + name));
+  const bool exists =
+      options_.resume
+      && check(H5Lexists(file_.get(), name.c_str(), H5P_DEFAULT), "looking up", "/" + name) > 0;
+  Group group(
+      exists ? check(H5Gopen2(file_.get(), name.c_str(), H5P_DEFAULT), "opening group", "/" + name)
+             : check(H5Gcreate2(file_.get(), name.c_str(), H5P_DEFAULT, gcpl.get(), H5P_DEFAULT),
+                     "creating group", "/" + name));
   return groups_.emplace(name, std::move(group)).first->second.get();
 }
 
@@ -296,9 +377,12 @@ void Hdf5Sink::writeIds(hid_t group, const std::string& group_name,
   const Dataspace space(check(H5Screate_simple(1, &count, nullptr), "creating a dataspace"));
   const PropertyList dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "creating a property list"));
   check(H5Pset_obj_track_times(dcpl.get(), false), "disabling timestamps");
-  const Dataset dataset(check(H5Dcreate2(group, "ids", string_type_.get(), space.get(), H5P_DEFAULT,
-                                         dcpl.get(), H5P_DEFAULT),
-                              "creating dataset", path));
+  const Dataset dataset(options_.resume
+                            ? check(H5Dopen2(group, "ids", H5P_DEFAULT), "opening dataset", path)
+                            : check(H5Dcreate2(group, "ids", string_type_.get(), space.get(),
+                                               H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                                    "creating dataset", path));
+  if (options_.resume) requireShape(dataset.get(), path, 1, count, 0);
   std::vector<const char*> pointers;
   pointers.reserve(ids.size());
   for (const std::string& id : ids)
@@ -350,9 +434,19 @@ void Hdf5Sink::createColumn(Column& column, hid_t parent, const std::string& nam
 
   const Dataspace space(
       check(H5Screate_simple(rank, dims, max_dims), "creating the dataspace of", column.path));
-  column.dataset = Dataset(check(H5Dcreate2(parent, name.c_str(), H5T_IEEE_F64LE, space.get(),
-                                            H5P_DEFAULT, dcpl.get(), dapl.get()),
-                                 "creating dataset", column.path));
+  if (options_.resume) {
+    column.dataset =
+        Dataset(check(H5Dopen2(parent, name.c_str(), dapl.get()), "opening dataset", column.path));
+    // The rows up to the checkpoint stay; those a killed run wrote after it go.
+    requireShape(column.dataset.get(), column.path, rank, options_.resume_rows, column.width);
+    const hsize_t rows[2] = {options_.resume_rows, column.width};
+    check(H5Dset_extent(column.dataset.get(), rows), "cutting dataset", column.path);
+    column.written = options_.resume_rows;
+  } else {
+    column.dataset = Dataset(check(H5Dcreate2(parent, name.c_str(), H5T_IEEE_F64LE, space.get(),
+                                              H5P_DEFAULT, dcpl.get(), dapl.get()),
+                                   "creating dataset", column.path));
+  }
   column.file_space = Dataspace(
       check(H5Screate_simple(rank, dims, max_dims), "creating the dataspace of", column.path));
   column.memory_space = Dataspace(check(H5Screate_simple(rank, buffer_dims, nullptr),

@@ -1,4 +1,5 @@
 #include "racktwin/core/InferenceJob.hpp"
+#include "racktwin/core/StateArchive.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -220,6 +221,15 @@ double InferenceJob::run(double t0, double t1, double speed) noexcept {
   }
   now_ = b;
   return busy / static_cast<double>(max_batch_);
+}
+
+void InferenceJob::visitState(StateArchive& a) {
+  a.section("inference job");
+  a(start_, end_, rng_, next_trace_, next_arrival_);
+  a.trivialResizable(queue_);
+  a(queue_head_, queue_size_);
+  a.trivialResizable(slots_);
+  a(clock_, now_, arrived_, started_, served_, tokens_, tokens_last_, delay_sum_, queue_integral_);
 }
 
 }  // namespace racktwin::core

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "racktwin/core/Error.hpp"
+#include "racktwin/core/StateArchive.hpp"
 
 namespace racktwin::core {
 
@@ -242,6 +243,23 @@ std::span<const std::uint32_t> JobScheduler::schedule(double now, double toleran
     }
   }
   return started_;
+}
+
+void JobScheduler::visitState(StateArchive& a) {
+  a.section("scheduler");
+  a(next_submit_);
+  a.resizable(queue_);
+  a(start_);
+  a.resizable(placed_);
+  a(busy_until_, down_, next_event_);
+  // Scratch of schedule(), kept so a resumed run's buffers are those of the run it continues.
+  a.resizable(candidate_);
+  a.resizable(reserved_);
+  a.resizable(chosen_);
+  a.resizable(group_free_);
+  a.resizable(group_order_);
+  a.resizable(started_);
+  a.resizable(times_);
 }
 
 }  // namespace racktwin::core

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "racktwin/core/Error.hpp"
+#include "racktwin/core/StateArchive.hpp"
 
 namespace racktwin::core {
 
@@ -97,6 +98,18 @@ void Recorder::open(const RunMetadata& metadata) {
   max_fresh_ = true;
   started_ = false;
   last_t_ = 0.0;
+}
+
+void Recorder::flush() {
+  for (RecorderSink* sink : sinks_)
+    sink->flush();
+}
+
+void Recorder::visitState(StateArchive& a) {
+  RACKTWIN_ASSERT(open_, "Recorder::visitState before open()");
+  a.section("recorder");
+  a(next_, samples_, row_, sum_, mean_time_, substep_time_, substep_step_, max_fresh_, last_t_,
+    started_);
 }
 
 void Recorder::integrate(const std::vector<Span>& spans, double dt) noexcept {

@@ -1,4 +1,5 @@
 #include "racktwin/core/ReplayJob.hpp"
+#include "racktwin/core/StateArchive.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -177,6 +178,20 @@ double ReplayJob::sampleAt(double time) noexcept {
   // The cursors did not move: every trace GPU is averaged again at the next run.
   wakeAll();
   return 1.0;
+}
+
+void ReplayJob::visitState(StateArchive& a) {
+  a.section("replay job");
+  a(start_, end_, cursor_, average_);
+  a.resizable(changed_);
+  a.resizable(pending_);
+  a.resizable(pending_next_);
+  std::uint64_t wake = wake_.size();
+  a(wake);
+  if (!a.isSaving()) wake_.resize(wake);
+  for (auto& [time, gpu] : wake_)
+    a(time, gpu);
+  a(all_zero_);
 }
 
 }  // namespace racktwin::core

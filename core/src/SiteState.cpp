@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "racktwin/core/StateArchive.hpp"
+
 namespace racktwin::core {
 namespace {
 
@@ -83,6 +85,15 @@ void SiteState::clearStepAccumulators() {
     std::fill(v->begin(), v->end(), 0.0);
   }
   hall_air_E_step = 0.0;
+}
+
+void SiteState::visitState(StateArchive& a) {
+  a(time, step_start, last_substep);
+  a(gpu_P_demand, gpu_P, gpu_E_step, gpu_P_step_max, gpu_T_junction, gpu_throttled, gpu_speed,
+    gpu_shutdown);
+  a(cpu_P_demand, cpu_P, cpu_E_step, switch_P_demand, switch_P, switch_E_step);
+  a(rack_air_P_demand, rack_P_dc, rack_P_ac, rack_P_psu_loss, rack_air_E_step, rack_ac_E_step,
+    hall_air_E_step, rack_gpu_P_limit, rack_powered);
 }
 
 }  // namespace racktwin::core

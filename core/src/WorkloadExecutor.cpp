@@ -13,6 +13,7 @@
 
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Recorder.hpp"
+#include "racktwin/core/StateArchive.hpp"
 #include "racktwin/core/Summary.hpp"
 
 namespace racktwin::core {
@@ -1360,6 +1361,46 @@ void WorkloadExecutor::summarise(Summary& summary) const {
                               "Job " + id + ": on rack " + layout_.rack_ids[r], "", 1.0, 0.0});
     }
   }
+}
+
+void WorkloadExecutor::visitState(StateArchive& a, const SiteState& state) {
+  a.each(jobs_, [](StateArchive& b, Job& job) {
+    b(job.start, job.end, job.submit, job.rack_begin, job.rack_end, job.work, job.iteration_start,
+      job.period_sum, job.rng, job.origin, job.next_failure, job.restart_end, job.paused,
+      job.restart_end_unpaused, job.saved_iterations, job.saved_period_sum, job.failures,
+      job.uptime, job.unpowered, job.power_restart);
+  });
+  bool has_scheduler = scheduler_.has_value();
+  a(has_scheduler);
+  if (has_scheduler != scheduler_.has_value()) {
+    throw RuntimeError("saved state does not fit this run: the job scheduler differs");
+  }
+  if (scheduler_) scheduler_->visitState(a);
+  a.trivial(scheduled_jobs_);
+  a(next_schedule_, racks_changed_, last_time_);
+  for (InferenceJob& job : inference_)
+    job.visitState(a);
+  a.each(inference_racks_,
+         [](StateArchive& b, JobRacks& racks) { b(racks.rack_begin, racks.rack_end); });
+  for (ReplayJob& job : replay_)
+    job.visitState(a);
+  a.each(replay_racks_,
+         [](StateArchive& b, JobRacks& racks) { b(racks.rack_begin, racks.rack_end); });
+  a(rack_replay_, rack_replay_share_, rack_replay_offset_, job_racks_, job_rack_gpu_offset_);
+  a.trivial(job_rack_P_);
+  a.trivial(rack_power_);
+  a(rack_busy_, rack_gpu_P_, rack_gpu_P_capped_, job_iterations_, job_racks_held_, jobs_queued_,
+    gpu_P_demand_, inference_queue_, inference_in_service_, inference_tokens_per_s_, leak_T_,
+    leak_P_, rack_written_, rack_chips_written_, rack_written_replay_, rack_last_P_,
+    rack_last_P_capped_, rack_last_busy_);
+  // The demands were written to this run's SiteState (or to none): an address does not survive
+  // a process, whether it was this state's does.
+  bool wrote_state = written_to_ != nullptr && written_to_ == state.gpu_P_demand.data();
+  a(wrote_state);
+  written_to_ = wrote_state ? state.gpu_P_demand.data() : nullptr;
+  a(inputs_valid_, inputs_may_change_, any_leakage_, seen_throttled_, seen_shutdown_,
+    rack_inputs_changed_, rack_flags_clear_, seen_speed_, seen_T_, rack_min_speed_,
+    rack_shut_down_);
 }
 
 }  // namespace racktwin::core

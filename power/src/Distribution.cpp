@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "racktwin/core/Error.hpp"
+#include "racktwin/core/StateArchive.hpp"
 
 namespace racktwin::power {
 
@@ -605,6 +606,24 @@ std::string Distribution::describe(const ElectricalEvent& ev,
       break;
   }
   return "t = " + fixed(ev.time, 3) + " s: " + what;
+}
+
+void Distribution::visitState(core::StateArchive& a) {
+  tree_.visitState(a);
+  a.section("distribution");
+  a(I_rated_, room_loss_, lost_);
+  a.each(breaker_, [](core::StateArchive& b, Breaker& breaker) { breaker.visitState(b); });
+  a.trivial(ups_);
+  a(Z_utility_, utility_live_, generator_online_, generator_failed_reported_, outage_time_,
+    source_limit_, P_loss_total_, converged_);
+  E_input_.visitState(a);
+  E_utility_.visitState(a);
+  E_generator_.visitState(a);
+  E_battery_change_.visitState(a);
+  for (CompensatedSum& sum : E_loss_)
+    sum.visitState(a);
+  a(unconverged_, trips_, depletions_, soc_min_seen_, gen_utilisation_max_);
+  a.trivialResizable(events_);
 }
 
 }  // namespace racktwin::power

@@ -12,6 +12,7 @@
 
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Recorder.hpp"
+#include "racktwin/core/StateArchive.hpp"
 #include "racktwin/core/Summary.hpp"
 
 namespace racktwin::power {
@@ -585,6 +586,46 @@ void ElectricalModel::summarise(core::Summary& summary) const {
   summary.add({"electrical_energy_balance_relative_error", energyBalanceRelativeError(),
                "Electrical energy balance, relative error", "", 1.0, 0.0});
   if (present_) summariseTree(summary);
+}
+
+void ElectricalModel::visitState(core::StateArchive& a, const core::SiteState& /*state*/) {
+  a(present_, min_max_from_, rack_tan_phi_, psu_healthy_, psu_feed_, shelf_healthy_,
+    shelf_healthy_on_, shelf_live_, rack_live_shelves_, shelf_P_out_);
+  a(rack_P_ac_, rack_P_ac_mean_, rack_P_dc_, rack_P_psu_loss_, rack_psu_efficiency_, gpu_P_,
+    gpu_P_step_mean_, site_P_it_, site_P_it_mean_);
+  it_energy_.visitState(a);
+  psu_loss_energy_.visitState(a);
+  dc_energy_.visitState(a);
+  a(site_P_facility_);
+  facility_energy_.visitState(a);
+  load_energy_.visitState(a);
+  a(gpus_unpowered_, gpus_unpowered_max_, gpus_unpowered_value_, facility_min_, facility_max_,
+    it_min_, it_max_, facility_min_all_, facility_max_all_, it_min_all_, it_max_all_, have_min_max_,
+    have_min_max_all_);
+  facility_series_.visitState(a);
+  a(series_start_, series_started_);
+  a.trivial(peak_);
+  a(rack_powered_, rack_held_dt_, rack_chips_held_dt_, rack_P_air_, rack_solved_shelves_);
+  a.section("electrical distribution");
+  bool has_tree = dist_ != nullptr, has_management = pm_ != nullptr;
+  a(has_tree, has_management);
+  if (has_tree != (dist_ != nullptr) || has_management != (pm_ != nullptr)) {
+    throw core::RuntimeError("saved state does not fit this run: the electrical section differs");
+  }
+  if (dist_) dist_->visitState(a);
+  if (pm_) pm_->visitState(a);
+  a(hall_room_, busbar_k_);
+  a.trivial(rack_step_);
+  a.trivial(rack_reuse_);
+  a.trivial(rack_shelves_);
+  a(rack_P_loss_, rack_P_grid_dc_, rack_feed_P_, rack_feed_I_, rack_feed_use_, rack_feed_inv_rated_,
+    rack_feed_closed_, rack_powered_value_, rack_E_storage_, rack_P_burner_, tree_elements_,
+    element_I_, element_use_, element_V_, element_closed_, element_P_loss_, ups_soc_, ups_P_out_,
+    ups_P_battery_, room_P_loss_, site_P_losses_, site_P_generator_, site_utility_live_,
+    site_generator_online_);
+  busbar_loss_energy_.visitState(a);
+  storage_change_.visitState(a);
+  a(feed_utilisation_max_);
 }
 
 }  // namespace racktwin::power

@@ -10,6 +10,7 @@
 
 #include "FastSum.hpp"
 #include "racktwin/core/Error.hpp"
+#include "racktwin/core/StateArchive.hpp"
 
 namespace racktwin::power {
 
@@ -257,6 +258,12 @@ void PowerManagement::commitUnpowered(std::size_t r) noexcept {
   rack.G = 0.0;
   rack.G_started = false;
   rack.P_burner = rack.P_deficit = 0.0;
+}
+
+void PowerManagement::visitState(core::StateArchive& a) {
+  a.section("power management");
+  a.trivial(racks_);
+  a(last_high_, demand_seen_, E_burner_, E_deficit_);
 }
 
 }  // namespace racktwin::power

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "racktwin/core/Error.hpp"
+#include "racktwin/core/StateArchive.hpp"
 
 namespace racktwin::power {
 
@@ -281,6 +282,19 @@ bool PowerTree::solve() noexcept {
   dirty_ = false;
   last_converged_ = converged;
   return converged;
+}
+
+void PowerTree::visitState(core::StateArchive& a) {
+  a.section("power tree");
+  a(V_source_nominal_, source_live_, Z_source_, V_root_, S_source_, iterations_, dirty_,
+    topology_dirty_, last_converged_);
+  a(Z_, ratio_, inverse_ratio_, V_nominal_, P_no_load_, closed_, live_, S_load_, S_out_, S_in_,
+    loss_, V_, I_, inv_3V2_, inv_V_phase2_);
+  a.each(conv_, [](core::StateArchive& b, ConverterState& c) {
+    b(c.modules, c.tan_phi_in, c.charge_efficiency, c.output_on, c.input_live, c.input_limit,
+      c.charge_request);
+    b.trivial(c.result);
+  });
 }
 
 }  // namespace racktwin::power

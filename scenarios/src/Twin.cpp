@@ -7,6 +7,7 @@
 #include "racktwin/core/Engine.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/FiniteCheck.hpp"
+#include "racktwin/core/StateArchive.hpp"
 #include "racktwin/core/Version.hpp"
 #include "racktwin/core/WorkloadExecutor.hpp"
 #include "racktwin/power/ElectricalModel.hpp"
@@ -54,20 +55,46 @@ void Twin::addSink(core::RecorderSink& sink) {
   impl_->recorder.addSink(sink);
 }
 
-void Twin::initialize() {
+namespace {
+core::RunMetadata metadataOf(const core::SiteSpec& site) {
   core::RunMetadata metadata;
   metadata.program_version = std::string(core::programVersion());
-  metadata.site_name = impl_->site.name;
-  metadata.scenario_path = impl_->site.scenario_path;
-  metadata.scenario_text = impl_->site.scenario_text;
-  metadata.seed = impl_->site.simulation.seed;
-  metadata.step = impl_->site.simulation.step;
-  metadata.substeps = impl_->site.simulation.substeps;
-  metadata.record_interval = impl_->site.simulation.record_interval;
-  metadata.duration = impl_->site.simulation.duration;
-  metadata.input_warnings = impl_->site.input_warnings;
-  impl_->recorder.open(metadata);
+  metadata.site_name = site.name;
+  metadata.scenario_path = site.scenario_path;
+  metadata.scenario_text = site.scenario_text;
+  metadata.seed = site.simulation.seed;
+  metadata.step = site.simulation.step;
+  metadata.substeps = site.simulation.substeps;
+  metadata.record_interval = site.simulation.record_interval;
+  metadata.duration = site.simulation.duration;
+  metadata.input_warnings = site.input_warnings;
+  return metadata;
+}
+}  // namespace
+
+void Twin::initialize() {
+  impl_->recorder.open(metadataOf(impl_->site));
   impl_->engine.initialize();
+}
+
+void Twin::resume(std::string_view state) {
+  Impl& m = *impl_;
+  m.recorder.open(metadataOf(m.site));
+  core::StateArchive archive = core::StateArchive::restoring(state);
+  archive.section("racktwin twin");
+  m.engine.resume(archive);
+  m.recorder.visitState(archive);
+  archive.finish();
+}
+
+std::string Twin::saveState() {
+  Impl& m = *impl_;
+  m.recorder.flush();
+  core::StateArchive archive = core::StateArchive::saving();
+  archive.section("racktwin twin");
+  m.engine.saveState(archive);
+  m.recorder.visitState(archive);
+  return archive.bytes();
 }
 
 void Twin::schedule(core::EventSpec event) {

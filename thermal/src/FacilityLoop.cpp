@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "racktwin/core/Error.hpp"
+#include "racktwin/core/StateArchive.hpp"
 #include "racktwin/core/Units.hpp"
 #include "racktwin/thermal/Coolant.hpp"
 #include "racktwin/thermal/HeatRejection.hpp"
@@ -944,6 +945,47 @@ const core::FlowNetwork& FacilityLoop::network() const {
 }
 const HydraulicSolver& FacilityLoop::hydraulics() const {
   return *impl_->solver;
+}
+
+}  // namespace racktwin::thermal
+
+namespace racktwin::thermal {
+
+void FacilityLoop::visitState(core::StateArchive& a) {
+  Impl& m = *impl_;
+  RACKTWIN_ASSERT(m.initialised, "FacilityLoop::visitState before initialize()");
+  a.each(m.cdus, [](core::StateArchive& b, Impl::Cdu& cdu) {
+    b(cdu.opening, cdu.command, cdu.opening_solved, cdu.stuck);
+  });
+  m.solver->visitState(a);
+  a.trivial(m.fluid);
+  a(m.T_hydraulics, m.cell_T, m.cell_T_old, m.cell_alpha, m.cell_beta);
+  // The flow pattern and its scratch: their sizes follow the pattern.
+  a.resizable(m.order);
+  a.resizable(m.C_link);
+  a.resizable(m.link_up);
+  a.resizable(m.link_down);
+  a.resizable(m.in_begin);
+  a.resizable(m.in_links);
+  a.resizable(m.out_begin);
+  a.resizable(m.out_links);
+  a.resizable(m.node_alpha);
+  a.resizable(m.node_beta);
+  a.resizable(m.node_T);
+  a.resizable(m.flow_scratch);
+  a.resizable(m.node_scratch);
+  a.resizable(m.in_fill);
+  a.resizable(m.out_fill);
+  a.resizable(m.direction);
+  a.resizable(m.Q_cdu_now);
+  a(m.pumps_running, m.pumps_healthy, m.pending_switches, m.switch_time, m.pump_speed,
+    m.pump_integral, m.speed_solved, m.pumps_solved, m.pump_dp, m.pump_P_hydraulic,
+    m.pump_P_electric, m.dp_remote);
+  a(m.T_set, m.fan_availability, m.fan_speed, m.fan_P, m.G_rejection, m.T_dry, m.T_wet,
+    m.chiller_mode, m.Q_rejected, m.Q_chiller, m.chiller_P, m.chiller_COP, m.water_rate);
+  a(m.E_in, m.E_pump, m.E_rejected, m.E_chiller, m.E_pump_electric, m.E_fan, m.E_chiller_electric,
+    m.V_water, m.E_stored_initial, m.solves, m.order_builds, m.max_imbalance, m.now);
+  a.section("facility loop");
 }
 
 }  // namespace racktwin::thermal

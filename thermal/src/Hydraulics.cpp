@@ -13,6 +13,7 @@
 #include <numbers>
 
 #include "racktwin/core/Error.hpp"
+#include "racktwin/core/StateArchive.hpp"
 #include "racktwin/core/Units.hpp"
 
 namespace racktwin::thermal {
@@ -1176,6 +1177,17 @@ double HydraulicSolver::largestImbalance() const {
     worst = std::max(worst, std::abs(net_inflow[n] - nodes_[n].demand));
   }
   return worst;
+}
+
+}  // namespace racktwin::thermal
+
+namespace racktwin::thermal {
+
+void HydraulicSolver::visitState(core::StateArchive& a) {
+  a(V_flow_, p_, state_, isolated_);
+  a.trivial(nodes_);
+  for (LinkLaw& law : laws_)
+    a(law.pump.speed, law.pumps_parallel, law.opening, law.status, law.dp_scale);
 }
 
 }  // namespace racktwin::thermal

@@ -16,6 +16,7 @@
 namespace racktwin::core {
 
 class Recorder;
+class StateArchive;
 
 class Engine {
  public:
@@ -28,6 +29,12 @@ class Engine {
   void schedule(const EventSpec& event);
 
   void initialize();
+  /// Instead of initialize() for a resumed run: initialises the models, then restores the clock,
+  /// the event queue, `state` and every model from `archive` (saved by saveState at the same
+  /// point of a run of the same scenario). The recorder is restored by its owner.
+  void resume(StateArchive& archive);
+  /// Saves the clock, the event queue, the coupling data and every model's state.
+  void saveState(StateArchive& archive);
   /// Advances one macro step; returns false once the duration is reached.
   bool step();
   void finalize();
@@ -40,6 +47,7 @@ class Engine {
 
  private:
   void applyDueEvents();
+  void visitState(StateArchive& archive);
 
   SimulationSpec simulation_;
   SiteState& state_;

@@ -47,10 +47,19 @@ struct Hdf5SinkOptions {
   std::size_t chunk_rows = 60;
   int deflate_level = 4;        // 0..9
   std::size_t flush_rows = 60;  // samples between H5Fflush calls
+  // A resumed run: open() reopens the existing <path>.partial, checks that its datasets are the
+  // run's channels with at least resume_rows samples, cuts every dataset to resume_rows (rows a
+  // killed run wrote after its last checkpoint) and appends after them. The resume is recorded in
+  // the group /resume (attributes count, time_s, rows), so `h5diff --exclude-path /resume`
+  // compares a resumed file with an uninterrupted run's.
+  bool resume = false;
+  std::size_t resume_rows = 0;
+  double resume_time = 0.0;  // s, the checkpoint's simulated time
 };
 
-/// Creates <path>.partial when open() is called and renames it to `path` in close(). Throws
-/// RuntimeError on I/O failure, and when `path` or <path>.partial exists and is not a regular file.
+/// Creates <path>.partial when open() is called (reopens it with options.resume) and renames it to
+/// `path` in close(). Throws RuntimeError on I/O failure, and when `path` or <path>.partial exists
+/// and is not a regular file.
 std::unique_ptr<RecorderSink> makeHdf5Sink(std::string path, Hdf5SinkOptions options = {});
 
 struct DatasetInfo {

@@ -23,6 +23,8 @@
 
 namespace racktwin::core {
 
+class StateArchive;
+
 class InferenceJob {
  public:
   /// `gpus`: GPUs serving the job; `seed`: of the Poisson arrivals (unused for a trace). Throws
@@ -58,6 +60,9 @@ class InferenceJob {
   double queueLengthIntegral() const noexcept { return queue_integral_; }
   /// Generated tokens of the requests completed in the last run() call.
   std::uint64_t tokensLastRun() const noexcept { return tokens_last_; }
+
+  /// Saves or restores the run state (StateArchive.hpp).
+  void visitState(StateArchive& archive);
 
  private:
   struct Request {

@@ -34,6 +34,8 @@
 
 namespace racktwin::core {
 
+class StateArchive;
+
 class JobScheduler {
  public:
   enum class Policy : std::uint8_t { Fifo, Backfill };
@@ -75,6 +77,9 @@ class JobScheduler {
   /// Requests submitted and not started.
   std::size_t queued() const noexcept { return queue_.size(); }
   std::size_t rackCount() const noexcept { return group_.size(); }
+
+  /// Saves or restores the run state (StateArchive.hpp).
+  void visitState(StateArchive& archive);
 
  private:
   static constexpr double kNever = std::numeric_limits<double>::infinity();

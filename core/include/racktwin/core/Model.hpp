@@ -3,12 +3,14 @@
 // co-simulation participant: initialize, advance(dt) many times, finalize.
 #include <string_view>
 
+#include "racktwin/core/Error.hpp"
 #include "racktwin/core/SiteSpec.hpp"
 #include "racktwin/core/SiteState.hpp"
 
 namespace racktwin::core {
 
 class Recorder;
+class StateArchive;
 class Summary;
 
 class Model {
@@ -27,6 +29,13 @@ class Model {
   virtual void finalize(SiteState& /*state*/) {}
   /// Adds this model's run metrics.
   virtual void summarise(Summary& /*summary*/) const {}
+  /// Saves or restores every value of this model that a run changes (StateArchive.hpp), for the
+  /// checkpoints a run resumes from; `state` is the run's coupling data (saved by the engine).
+  /// A model that lists no state cannot be resumed: the default refuses rather than resume it
+  /// from its initial state.
+  virtual void visitState(StateArchive& /*archive*/, const SiteState& /*state*/) {
+    throw RuntimeError("the " + std::string(name()) + " model cannot save its state for a resume");
+  }
 };
 
 }  // namespace racktwin::core

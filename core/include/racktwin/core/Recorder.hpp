@@ -22,6 +22,8 @@
 
 namespace racktwin::core {
 
+class StateArchive;
+
 /// How a channel's values over a record interval become one record. Every declaration chooses:
 /// Undeclared is rejected when the recorder opens.
 enum class Aggregation {
@@ -66,8 +68,8 @@ struct RunMetadata {
   unsigned long long seed = 0;
   double step = 0.0;  // s
   int substeps = 1;
-  double record_interval = 0.0;  // s
-  double duration = 0.0;         // s
+  double record_interval = 0.0;             // s
+  double duration = 0.0;                    // s
   std::vector<std::string> input_warnings;  // the scenario's plausibility warnings, one a line
 };
 
@@ -81,6 +83,8 @@ class RecorderSink {
   virtual void append(double time, std::span<const double> row) = 0;
   /// Ends the file; `complete` is false when the run stopped early. summary_json may be empty.
   virtual void close(bool complete, std::string_view summary_json) = 0;
+  /// Makes every row appended so far durable (a checkpoint follows). Default: nothing to do.
+  virtual void flush() {}
 };
 
 class Recorder {
@@ -105,10 +109,15 @@ class Recorder {
   /// Records the interval begun since the last record first when `complete`, then closes the
   /// sinks.
   void close(bool complete, std::string_view summary_json);
+  /// Makes the records taken so far durable in every sink (before a checkpoint is written).
+  void flush();
 
   /// The declared channels; after open() followed by the "_max" siblings.
   const std::vector<ChannelInfo>& channels() const noexcept { return channels_; }
   std::size_t samplesTaken() const noexcept { return samples_; }
+  /// Saves or restores the accumulators and the record clock (StateArchive.hpp), after open():
+  /// a resumed run's sinks already hold the records taken.
+  void visitState(StateArchive& archive);
 
  private:
   /// `count` contiguous values read from `source` into row/accumulator offset `offset`.

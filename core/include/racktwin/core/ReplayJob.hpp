@@ -21,6 +21,8 @@
 
 namespace racktwin::core {
 
+class StateArchive;
+
 class ReplayJob {
  public:
   /// Throws std::invalid_argument for invalid timing, no trace GPU, a GPU without samples,
@@ -48,6 +50,9 @@ class ReplayJob {
   const std::vector<double>& power() const noexcept { return average_; }
   /// Trace GPUs whose power() changed in the last run() or sampleAt() call (in no order).
   std::span<const std::uint32_t> changed() const noexcept { return changed_; }
+
+  /// Saves or restores the run state (StateArchive.hpp).
+  void visitState(StateArchive& archive);
 
  private:
   /// Averages trace GPU i over [a, b] (job time) and files it for its next wake.

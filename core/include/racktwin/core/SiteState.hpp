@@ -14,6 +14,8 @@
 
 namespace racktwin::core {
 
+class StateArchive;
+
 struct SiteLayout {
   std::size_t rack_count = 0;
   std::size_t gpu_count = 0;
@@ -43,9 +45,9 @@ struct SiteState {
   bool last_substep = true;
 
   // Per GPU.
-  std::vector<double> gpu_P_demand;         // W, what the workload asks for now
-  std::vector<double> gpu_P;                // W, drawn now
-  std::vector<double> gpu_E_step;           // J drawn since the macro step began
+  std::vector<double> gpu_P_demand;  // W, what the workload asks for now
+  std::vector<double> gpu_P;         // W, drawn now
+  std::vector<double> gpu_E_step;    // J drawn since the macro step began
   /// W, the highest power drawn in any sub-step of the macro step so far (electrical, as it adds
   /// to gpu_E_step): the junction a GPU's own fast protection sees is the case plus this power.
   std::vector<double> gpu_P_step_max;
@@ -76,6 +78,8 @@ struct SiteState {
   void resize(const SiteLayout& layout, double T_initial);
   /// Zeroes the *_E_step accumulators; the engine calls it at the start of every macro step.
   void clearStepAccumulators();
+  /// Saves or restores every field (StateArchive.hpp); sizes must match the layout's.
+  void visitState(StateArchive& archive);
 };
 
 }  // namespace racktwin::core

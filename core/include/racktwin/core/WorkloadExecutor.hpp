@@ -110,6 +110,7 @@ class WorkloadExecutor final : public Model {
   void summarise(Summary& summary) const override;
   /// PauseJob and ResumeJob of training jobs (the workload mix during a run).
   bool applyEvent(const EventSpec& event, SiteState& state) override;
+  void visitState(StateArchive& archive, const SiteState& state) override;
 
   std::size_t jobCount() const noexcept { return jobs_.size(); }
   const std::string& jobId(std::size_t job) const;

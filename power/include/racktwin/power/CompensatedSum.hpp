@@ -17,6 +17,12 @@ class CompensatedSum {
   double value() const noexcept { return sum_ + compensation_; }
   void reset() noexcept { sum_ = compensation_ = 0.0; }
 
+  /// Saves or restores the run state (core/StateArchive.hpp).
+  template <class Archive>
+  void visitState(Archive& archive) {
+    archive(sum_, compensation_);
+  }
+
  private:
   double sum_ = 0.0;
   double compensation_ = 0.0;

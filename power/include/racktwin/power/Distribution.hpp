@@ -34,6 +34,10 @@
 #include "racktwin/power/PowerTree.hpp"
 #include "racktwin/power/Protection.hpp"
 
+namespace racktwin::core {
+class StateArchive;
+}
+
 namespace racktwin::power {
 
 enum class ElementKind : std::uint8_t { Transformer, Ups, Switchboard, Busway, Rpp, Cable, Feed };
@@ -158,6 +162,9 @@ class Distribution {
   /// "t = 312.4 s: row1/rack01/feed_b breaker tripped (inverse time, 1.33 x pickup)".
   std::string describe(const ElectricalEvent& event,
                        const std::vector<std::string>& rack_ids) const;
+
+  /// Saves or restores the run state (core/StateArchive.hpp).
+  void visitState(core::StateArchive& archive);
 
  private:
   struct Ups {

@@ -120,6 +120,8 @@ class ElectricalModel final : public core::Model {
   /// The distribution's and the racks' events as text, in time order of recording.
   std::vector<std::string> eventLog() const;
 
+  void visitState(core::StateArchive& archive, const core::SiteState& state) override;
+
  private:
   std::size_t shelfIndex(std::size_t rack, std::size_t shelf) const;
   std::size_t psuIndex(std::size_t rack, std::size_t shelf, std::size_t psu) const;

@@ -39,6 +39,10 @@
 #include "racktwin/core/SiteSpec.hpp"
 #include "racktwin/core/SiteState.hpp"
 
+namespace racktwin::core {
+class StateArchive;
+}
+
 namespace racktwin::power {
 
 class PowerManagement {
@@ -90,6 +94,9 @@ class PowerManagement {
   /// Power the ramp-up limit held back (W, rack sum) and run total (J).
   double rampDeficitPower(std::size_t r) const noexcept { return racks_[r].P_deficit; }
   double rampDeficitEnergy() const noexcept { return E_deficit_; }
+
+  /// Saves or restores the run state (core/StateArchive.hpp).
+  void visitState(core::StateArchive& archive);
 
  private:
   struct Rack {

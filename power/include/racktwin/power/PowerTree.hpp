@@ -30,6 +30,10 @@
 
 #include "racktwin/power/PsuEfficiency.hpp"
 
+namespace racktwin::core {
+class StateArchive;
+}
+
 namespace racktwin::power {
 
 class PowerTree {
@@ -128,6 +132,9 @@ class PowerTree {
     double P_charge = 0.0;      // W stored in the battery
   };
   const ConverterResult& converterResult(std::size_t c) const noexcept { return conv_[c].result; }
+
+  /// Saves or restores the run state (core/StateArchive.hpp).
+  void visitState(core::StateArchive& archive);
 
  private:
   struct ConverterState {

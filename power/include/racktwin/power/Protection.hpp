@@ -51,6 +51,12 @@ class Breaker {
   /// Closes the breaker again with a cold thermal element (an operator reclosing it).
   void reclose() noexcept;
 
+  /// Saves or restores the run state (core/StateArchive.hpp).
+  template <class Archive>
+  void visitState(Archive& archive) {
+    archive(closed_, theta_);
+  }
+
  private:
   TripCause integrate(double t, double dt, double I, double* trip_time) noexcept;
   core::BreakerSpec spec_;

@@ -40,6 +40,12 @@ class DecimatingSeries {
   /// Duration of the completed blocks, s.
   double duration() const noexcept { return duration_; }
 
+  /// Saves or restores the run state (core/StateArchive.hpp).
+  template <class Archive>
+  void visitState(Archive& archive) {
+    archive(values_, count_, block_, pending_, pending_x_dt_, pending_dt_, duration_);
+  }
+
  private:
   std::vector<double> values_;
   std::size_t count_ = 0;

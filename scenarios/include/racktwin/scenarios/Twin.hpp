@@ -4,6 +4,7 @@
 // All state lives in the Twin object, so two twins can run in two threads.
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "racktwin/core/Recorder.hpp"
 #include "racktwin/core/SiteSpec.hpp"
@@ -27,6 +28,15 @@ class Twin {
   void addSink(core::RecorderSink& sink);
   /// Opens the sinks and sets the initial state (t = 0, first sample).
   void initialize();
+  /// Instead of initialize() for a resumed run: opens the sinks (a sink set to resume continues
+  /// its file after the records already taken) and restores the state saveState() gave at the end
+  /// of a step of a run of the same scenario. Throws core::RuntimeError when the bytes do not fit
+  /// this twin (another scenario or build) or are cut short.
+  void resume(std::string_view state);
+  /// The run's state at the end of the last step (clock, events, models, recorder), after the
+  /// sinks have made every record taken so far durable: a checkpoint to resume() from.
+  std::string saveState();
+
   /// Queues an event during the run (a what-if: a pump trip, a set-point, a feed loss). One dated
   /// before time() is moved to time(); it applies at the start of the next step, as file events do.
   /// Targets are component ids; an event whose target no model knows changes nothing.

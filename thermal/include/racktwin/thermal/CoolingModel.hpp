@@ -53,6 +53,7 @@ class CoolingModel : public core::Model {
   bool applyEvent(const core::EventSpec& event, core::SiteState& state) override;
   void declareChannels(core::Recorder& recorder) override;
   void summarise(core::Summary& summary) const override;
+  void visitState(core::StateArchive& archive, const core::SiteState& state) override;
 
   // Figures for tests and reports (SI).
   double storedEnergy() const;          // J, relative to 0 degC

@@ -43,6 +43,10 @@
 #include "racktwin/core/FlowNetwork.hpp"
 #include "racktwin/core/SiteSpec.hpp"
 
+namespace racktwin::core {
+class StateArchive;
+}
+
 namespace racktwin::thermal {
 
 class HydraulicSolver;
@@ -142,6 +146,8 @@ class FacilityLoop {
   double maxTemperature() const;  // K over every cell now
   const core::FlowNetwork& network() const;
   const HydraulicSolver& hydraulics() const;
+  /// Saves or restores the loop's run state (after initialize()) for a checkpoint.
+  void visitState(core::StateArchive& archive);
 
  private:
   struct Impl;

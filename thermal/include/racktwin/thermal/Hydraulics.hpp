@@ -23,6 +23,10 @@
 #include "racktwin/core/FlowNetwork.hpp"
 #include "racktwin/core/SiteSpec.hpp"
 
+namespace racktwin::core {
+class StateArchive;
+}
+
 namespace racktwin::thermal {
 
 /// Run-time state of a link after a solve (EPANET's status codes).
@@ -230,6 +234,9 @@ class HydraulicSolver {
   /// Largest |net inflow - demand| at any junction connected to a fixed node, in m3/s.
   double largestImbalance() const;
   const core::FlowNetwork& network() const noexcept { return *network_; }
+  /// Saves or restores what a run changes: flows, potentials, link states and the laws' settings
+  /// (speed, opening, status, scale), for a checkpoint of the model that owns the solver.
+  void visitState(core::StateArchive& archive);
 
  private:
   struct Factorisation;

@@ -1,0 +1,164 @@
+// Resume: a run saved at the end of a step and restored in a fresh Twin continues bit for bit.
+// Specified behaviour (issue 16): the finished records and summary of a run interrupted at any
+// step and resumed from its checkpoint equal an uninterrupted run's exactly, for every model
+// (training with failures and restarts, inference, trace replay, the scheduler, the power tree
+// with batteries and generators, secondary loops, rings and the facility plant, events).
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ScenarioTestUtil.hpp"
+#include "racktwin/core/Error.hpp"
+#include "racktwin/core/Recorder.hpp"
+#include "racktwin/scenarios/ScenarioLoader.hpp"
+#include "racktwin/scenarios/Twin.hpp"
+
+namespace {
+
+using racktwin::scenarios::Twin;
+
+/// Keeps every record.
+class RowTap final : public racktwin::core::RecorderSink {
+ public:
+  void open(const racktwin::core::RunMetadata&,
+            const std::vector<racktwin::core::ChannelInfo>&) override {}
+  void append(double time, std::span<const double> row) override {
+    times.push_back(time);
+    rows.emplace_back(row.begin(), row.end());
+  }
+  void close(bool, std::string_view) override {}
+  std::vector<double> times;
+  std::vector<std::vector<double>> rows;
+};
+
+struct Records {
+  std::vector<double> times;
+  std::vector<std::vector<double>> rows;
+  std::string summary;
+};
+
+Records uninterrupted(const racktwin::core::SiteSpec& site) {
+  Twin twin(site);
+  RowTap tap;
+  twin.addSink(tap);
+  twin.initialize();
+  while (twin.step()) {
+  }
+  Records out{tap.times, tap.rows, twin.finish(true).toJson()};
+  return out;
+}
+
+/// Runs in len(cuts) + 1 twins: each saves its state after the step count in `cuts` (counted
+/// from the start of the run), goes on a few steps (records the next twin must not keep, as a
+/// killed process's), and the next one resumes from the saved state.
+Records interrupted(const racktwin::core::SiteSpec& site, const std::vector<long>& cuts) {
+  Records out;
+  std::string state;
+  long steps_done = 0;
+  std::size_t kept = 0;  // records taken up to the last checkpoint
+  for (std::size_t piece = 0; piece <= cuts.size(); ++piece) {
+    Twin twin(site);
+    RowTap tap;
+    twin.addSink(tap);
+    if (piece == 0) {
+      twin.initialize();
+    } else {
+      twin.resume(state);
+    }
+    if (piece == cuts.size()) {
+      while (twin.step()) {
+      }
+      out.summary = twin.finish(true).toJson();
+      out.times.insert(out.times.end(), tap.times.begin(), tap.times.end());
+      out.rows.insert(out.rows.end(), tap.rows.begin(), tap.rows.end());
+      return out;
+    }
+    for (; steps_done < cuts[piece]; ++steps_done)
+      REQUIRE(twin.step());
+    state = twin.saveState();
+    const std::size_t taken = twin.recorder().samplesTaken();
+    REQUIRE(taken >= kept);
+    out.times.insert(out.times.end(), tap.times.begin(), tap.times.begin() + (taken - kept));
+    out.rows.insert(out.rows.end(), tap.rows.begin(), tap.rows.begin() + (taken - kept));
+    kept = taken;
+    for (int k = 0; k < 7 && twin.step(); ++k) {
+    }
+  }
+  return out;
+}
+
+bool sameBits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+void requireSameRecords(const Records& a, const Records& b) {
+  REQUIRE(a.times.size() == b.times.size());
+  CHECK(sameBits(a.times, b.times));
+  std::size_t different_rows = 0;
+  for (std::size_t k = 0; k < a.rows.size(); ++k) {
+    if (!sameBits(a.rows[k], b.rows[k])) {
+      if (different_rows == 0) UNSCOPED_INFO("first different record at t = " << a.times[k]);
+      ++different_rows;
+    }
+  }
+  CHECK(different_rows == 0);
+  CHECK(a.summary == b.summary);
+}
+
+}  // namespace
+
+TEST_CASE("a run resumed from its checkpoints equals an uninterrupted run bit for bit",
+          "[scenarios][resume]") {
+  const char* name = GENERATE(
+      "nvl72-rack.yaml", "training-swing.yaml", "inference-azure.yaml", "scheduler-queue.yaml",
+      "power-smoothing.yaml", "facility-loop-rack.yaml", "cooling-tower-rack.yaml",
+      "ring-16-racks.yaml", "faults/cdu-pump-trip.yaml", "faults/cdu-pump-trip-standby.yaml",
+      "faults/clogged-cold-plate.yaml", "faults/valve-stuck.yaml", "faults/feed-a-loss.yaml",
+      "faults/generator-fails-to-start.yaml", "faults/utility-outage.yaml",
+      "faults/facility-excursion.yaml");
+  INFO("scenario " << name);
+  const racktwin::core::SiteSpec site = racktwin::scenarios::loadScenario(
+      racktwin::test::sourcePath(std::string("scenarios/") + name));
+  const long steps = std::lround(site.simulation.duration / site.simulation.step);
+  REQUIRE(steps > 20);
+  const Records reference = uninterrupted(site);
+  // Three cuts: early, inside the run's events (most shipped events are in its first third), and
+  // late; none on a record time, and the last piece resumes a resumed run.
+  const Records resumed = interrupted(site, {steps / 7 + 1, steps / 3 + 3, (4 * steps) / 5 + 1});
+  requireSameRecords(reference, resumed);
+}
+
+TEST_CASE("a saved state resumes only the scenario it came from, whole", "[scenarios][resume]") {
+  const racktwin::core::SiteSpec rack =
+      racktwin::scenarios::loadScenario(racktwin::test::sourcePath("scenarios/nvl72-rack.yaml"));
+  const racktwin::core::SiteSpec ring =
+      racktwin::scenarios::loadScenario(racktwin::test::sourcePath("scenarios/ring-16-racks.yaml"));
+  std::string state;
+  {
+    Twin twin(rack);
+    twin.initialize();
+    for (int k = 0; k < 10; ++k)
+      twin.step();
+    state = twin.saveState();
+  }
+  SECTION("another site") {
+    Twin twin(ring);
+    CHECK_THROWS_AS(twin.resume(state), racktwin::core::RuntimeError);
+  }
+  SECTION("cut short") {
+    Twin twin(rack);
+    CHECK_THROWS_AS(twin.resume(std::string_view(state).substr(0, state.size() / 2)),
+                    racktwin::core::RuntimeError);
+  }
+  SECTION("with bytes left over") {
+    Twin twin(rack);
+    CHECK_THROWS_AS(twin.resume(state + "x"), racktwin::core::RuntimeError);
+  }
+  SECTION("whole: resumes") {
+    Twin twin(rack);
+    twin.resume(state);
+    CHECK(twin.time() == Approx(10 * rack.simulation.step).epsilon(1e-12));
+  }
+}
