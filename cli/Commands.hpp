@@ -29,9 +29,15 @@ struct RunArguments {
   std::optional<double> record_interval_s;
   std::string summary_json;
   bool quiet = false;
-  bool no_space_check = false;  // run even when the result's size estimate exceeds free space
+  bool no_space_check = false;       // run even when the result's size estimate exceeds free space
   bool allow_outside_paths = false;  // the scenario may read files outside its folder
+  // Simulated seconds between checkpoints (<output>.resume); 0: none. Unset: the default.
+  std::optional<double> save_state_interval_s;
+  std::string resume;  // --resume: the result (or <result>.partial) of an interrupted run
 };
+
+/// Checkpoints every 10 simulated minutes unless --save-state-interval says otherwise.
+inline constexpr double kDefaultSaveStateInterval_s = 600.0;
 
 struct HydraulicsArguments {
   std::string input;  // EPANET .inp file

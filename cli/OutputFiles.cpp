@@ -1,5 +1,7 @@
 #include "OutputFiles.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <system_error>
 
@@ -68,14 +70,18 @@ void writeFileAtomically(const fs::path& path, const std::string& text) {
   fs::path temporary = path;
   temporary += ".partial";
   {
+    errno = 0;
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     out << text;
     out.flush();
     if (!out) {
+      // The stream keeps no reason; the failed write(2) left it in errno (ENOSPC, EACCES, ...).
+      const int reason = errno;
       out.close();
       std::error_code ignored;
       fs::remove(temporary, ignored);
-      throw core::RuntimeError("cannot write " + path.string());
+      throw core::RuntimeError("cannot write " + path.string()
+                               + (reason != 0 ? std::string(": ") + std::strerror(reason) : ""));
     }
   }
   std::error_code error;

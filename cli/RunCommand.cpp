@@ -3,13 +3,17 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "Commands.hpp"
 #include "OutputFiles.hpp"
 #include "Progress.hpp"
+#include "RunCheckpoint.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Hdf5Result.hpp"
 #include "racktwin/core/Version.hpp"
@@ -122,20 +126,202 @@ void printSummary(const core::Summary& summary, const scenarios::Twin& twin,
     std::printf("    %s\n", warning.c_str());
 }
 
+std::string absolutePath(const std::string& path) {
+  return std::filesystem::absolute(path).lexically_normal().string();
+}
+
+/// `--resume PATH`: reads the checkpoint beside the result and makes `run` the arguments the run
+/// was started with. Returns an exit code, or kSuccess to go on.
+int prepareResume(const RunArguments& given, RunArguments& run,
+                  std::optional<RunCheckpoint>& checkpoint) {
+  if (!given.output.empty() || given.duration_s || given.step_s || given.record_interval_s
+      || !given.summary_json.empty() || given.allow_outside_paths || given.save_state_interval_s) {
+    std::fprintf(stderr,
+                 "racktwin: <command line>: key '--resume': continues the run as it was started; "
+                 "-o, --duration, --step, --record-interval, --summary-json, "
+                 "--allow-outside-paths and --save-state-interval cannot be given with it\n");
+    return kBadInput;
+  }
+  std::string output = given.resume;
+  const std::string suffix = ".partial";
+  if (output.size() > suffix.size()
+      && output.compare(output.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    output.resize(output.size() - suffix.size());
+  }
+  try {
+    checkpoint = readRunCheckpoint(checkpointPath(output));
+  } catch (const core::InputError& error) {
+    std::fprintf(stderr, "racktwin: %s\n", error.what());
+    return kBadInput;
+  }
+  const RunCheckpoint& c = *checkpoint;
+  const std::string here(core::programVersion());
+  if (c.program_version != here) {
+    std::fprintf(stderr,
+                 "racktwin: %s: key '--resume': the checkpoint was written by %.80s; this is %s, "
+                 "which cannot continue it (run the scenario again)\n",
+                 checkpointPath(output).c_str(), c.program_version.c_str(), here.c_str());
+    return kBadInput;
+  }
+  std::error_code ignored;
+  if (!given.scenario.empty()
+      && !std::filesystem::equivalent(given.scenario, c.scenario_absolute, ignored)) {
+    std::fprintf(stderr,
+                 "racktwin: <command line>: key 'scenario': %s is not the scenario of the run to "
+                 "resume (%s)\n",
+                 given.scenario.c_str(), c.scenario_absolute.c_str());
+    return kBadInput;
+  }
+  run = given;
+  run.scenario = c.scenario_absolute;
+  run.output = output;
+  run.summary_json = c.summary_json;
+  run.step_s = c.step_s;
+  run.duration_s = c.duration_s;
+  run.record_interval_s = c.record_interval_s;
+  run.allow_outside_paths = c.allow_outside_paths;
+  run.save_state_interval_s = c.save_state_interval_s;
+  return kSuccess;
+}
+
+/// The scenario and every file it read must be the bytes the run was started with.
+int checkResumeInputs(const RunCheckpoint& c, const core::SiteSpec& site,
+                      const std::string& checkpoint) {
+  auto refuse = [&](const std::string& what) {
+    std::fprintf(stderr,
+                 "racktwin: %s: key '--resume': %s since the run was started; it cannot "
+                 "be continued (run the scenario again)\n",
+                 checkpoint.c_str(), what.c_str());
+    return kBadInput;
+  };
+  if (fnv1a64(site.scenario_text) != c.scenario_hash) {
+    return refuse("the scenario " + c.scenario_absolute + " has changed");
+  }
+  if (site.input_files.size() != c.inputs.size())
+    return refuse("the scenario's input files changed");
+  for (std::size_t k = 0; k < c.inputs.size(); ++k) {
+    const std::optional<std::uint64_t> hash = fileHash(site.input_files[k]);
+    if (absolutePath(site.input_files[k]) != c.inputs[k].path || !hash
+        || *hash != c.inputs[k].hash) {
+      return refuse("the input file " + c.inputs[k].path + " has changed");
+    }
+  }
+  return kSuccess;
+}
+
+/// The file a resumed run continues: <output>.partial (killed), or <output> with complete = 0
+/// (interrupted, renamed back to <output>.partial). Returns an exit code, or kSuccess.
+int locateResumedFile(const std::string& output) {
+  const std::string partial = output + ".partial";
+  std::error_code ignored;
+  try {
+    if (!std::filesystem::is_regular_file(partial, ignored)) {
+      if (!std::filesystem::is_regular_file(output, ignored)) {
+        std::fprintf(stderr, "racktwin: %s: key '--resume': neither %s nor %s exists\n",
+                     checkpointPath(output).c_str(), partial.c_str(), output.c_str());
+        return kBadInput;
+      }
+      const core::ResultFileInfo info = core::readResultInfo(output);
+      const auto complete = info.attributes.find("complete");
+      if (complete == info.attributes.end() || complete->second != "0") {
+        std::fprintf(stderr, "racktwin: %s: key '--resume': the run is complete already\n",
+                     output.c_str());
+        return kBadInput;
+      }
+      std::filesystem::rename(output, partial);
+    }
+    // Read through the checked reader first: a damaged file is refused, not written into.
+    const core::ResultFileInfo info = core::readResultInfo(partial);
+    const auto complete = info.attributes.find("complete");
+    if (complete == info.attributes.end() || complete->second != "0") {
+      std::fprintf(stderr,
+                   "racktwin: %s: key '--resume': not an interrupted result (complete "
+                   "is not 0)\n",
+                   partial.c_str());
+      return kBadInput;
+    }
+  } catch (const core::InputError& error) {
+    std::fprintf(stderr, "racktwin: %s; it cannot be resumed\n", error.what());
+    return kBadInput;
+  } catch (const std::filesystem::filesystem_error& error) {
+    std::fprintf(stderr, "racktwin: %s: %s\n", output.c_str(), error.what());
+    return kRunFailed;
+  }
+  return kSuccess;
+}
+
+RunCheckpoint describeRun(const RunArguments& run, const core::SiteSpec& site,
+                          const std::string& output) {
+  RunCheckpoint c;
+  c.program_version = std::string(core::programVersion());
+  c.scenario_argument = site.scenario_path;
+  c.scenario_absolute = std::filesystem::absolute(run.scenario).lexically_normal().string();
+  c.scenario_hash = fnv1a64(site.scenario_text);
+  for (const std::string& file : site.input_files)
+    c.inputs.push_back({absolutePath(file), fileHash(file).value_or(0)});
+  c.step_s = run.step_s;
+  c.duration_s = run.duration_s;
+  c.record_interval_s = run.record_interval_s;
+  c.allow_outside_paths = run.allow_outside_paths;
+  c.save_state_interval_s = run.save_state_interval_s.value_or(kDefaultSaveStateInterval_s);
+  c.output = std::filesystem::absolute(output).lexically_normal().string();
+  if (!run.summary_json.empty()) {
+    c.summary_json = std::filesystem::absolute(run.summary_json).lexically_normal().string();
+  }
+  return c;
+}
+
+/// Test hook: RACKTWIN_TEST_SIGNAL_AT_S=t makes the process send itself a signal at the end of
+/// the first step reaching simulated time t (after any checkpoint due there): SIGKILL, as
+/// `kill -9` would, or the one RACKTWIN_TEST_SIGNAL names (TERM, INT). Tests interrupt runs at
+/// exact moments this way instead of racing a timer.
+struct TestSignal {
+  double time = std::numeric_limits<double>::infinity();
+  int signal = SIGKILL;
+};
+TestSignal testSignal() {
+  TestSignal hook;
+  const char* at = std::getenv("RACKTWIN_TEST_SIGNAL_AT_S");
+  if (at == nullptr || *at == '\0') return hook;
+  hook.time = std::strtod(at, nullptr);
+  const char* name = std::getenv("RACKTWIN_TEST_SIGNAL");
+  const std::string which = name == nullptr ? "" : name;
+  if (which == "TERM") hook.signal = SIGTERM;
+  if (which == "INT") hook.signal = SIGINT;
+  return hook;
+}
+
 }  // namespace
 
 int runCommand(const RunArguments& arguments) {
+  RunArguments run = arguments;
+  std::optional<RunCheckpoint> resumed;
+  if (!arguments.resume.empty()) {
+    if (const int code = prepareResume(arguments, run, resumed); code != kSuccess) return code;
+  } else if (arguments.scenario.empty()) {
+    std::fprintf(stderr,
+                 "racktwin: <command line>: key 'scenario': a scenario file is needed "
+                 "(or --resume RESULT to continue an interrupted run)\n");
+    return kBadInput;
+  }
+  if (run.save_state_interval_s && !(*run.save_state_interval_s >= 0.0)) {
+    std::fprintf(stderr,
+                 "racktwin: <command line>: key '--save-state-interval': expected "
+                 "simulated seconds >= 0 (0: no checkpoints)\n");
+    return kBadInput;
+  }
+
   core::SiteSpec site;
   try {
     // Command-line overrides are checked by the loader with the file's rules; errors name them.
     scenarios::SimulationOverrides overrides;
-    overrides.step = arguments.step_s;
-    overrides.duration = arguments.duration_s;
-    overrides.record_interval = arguments.record_interval_s;
-    site = scenarios::loadScenario(arguments.scenario, overrides,
-                                  arguments.allow_outside_paths
-                                      ? scenarios::OutsidePaths::Allowed
-                                      : scenarios::OutsidePaths::ScenarioDecides);
+    overrides.step = run.step_s;
+    overrides.duration = run.duration_s;
+    overrides.record_interval = run.record_interval_s;
+    site =
+        scenarios::loadScenario(run.scenario, overrides,
+                                run.allow_outside_paths ? scenarios::OutsidePaths::Allowed
+                                                        : scenarios::OutsidePaths::ScenarioDecides);
   } catch (const core::InputError& error) {
     std::fprintf(stderr, "racktwin: %s\n", error.what());
     return kBadInput;
@@ -143,10 +329,22 @@ int runCommand(const RunArguments& arguments) {
   for (const std::string& warning : site.input_warnings)
     std::fprintf(stderr, "racktwin: %s\n", warning.c_str());
 
-  const std::string output =
-      arguments.output.empty() ? defaultOutput(arguments.scenario) : arguments.output;
+  const std::string output = run.output.empty() ? defaultOutput(run.scenario) : run.output;
+  const std::string checkpoint_path = checkpointPath(output);
+  RunCheckpoint checkpoint;
+  if (resumed) {
+    if (const int code = checkResumeInputs(*resumed, site, checkpoint_path); code != kSuccess) {
+      return code;
+    }
+    site.scenario_path = resumed->scenario_argument;  // the result records the path as given
+    checkpoint = *resumed;
+    checkpoint.state.clear();
+  } else {
+    checkpoint = describeRun(run, site, output);
+  }
   try {
-    checkOutputs(arguments, output, site);
+    checkOutputs(run, output, site);
+    checkOutputTarget(checkpoint_path, "-o", site.input_files);
   } catch (const core::InputError& error) {
     std::fprintf(stderr, "racktwin: %s\n", error.what());
     return kBadInput;
@@ -156,37 +354,104 @@ int runCommand(const RunArguments& arguments) {
     twin = std::make_unique<scenarios::Twin>(std::move(site));
   } catch (const std::invalid_argument& error) {
     // A combination of valid values the models cannot build (e.g. an impossible CDU rating).
-    std::fprintf(stderr, "racktwin: %s: %s\n", arguments.scenario.c_str(), error.what());
+    std::fprintf(stderr, "racktwin: %s: %s\n", run.scenario.c_str(), error.what());
     return kBadInput;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "racktwin: cannot assemble the site: %s\n", error.what());
     return kRunFailed;
   }
-  try {
-    checkFreeSpace(*twin, output, arguments.no_space_check);
-  } catch (const core::InputError& error) {
-    std::fprintf(stderr, "racktwin: %s\n", error.what());
-    return kBadInput;
+  if (resumed) {
+    if (const int code = locateResumedFile(output); code != kSuccess) return code;
+  } else {
+    try {
+      checkFreeSpace(*twin, output, run.no_space_check);
+    } catch (const core::InputError& error) {
+      std::fprintf(stderr, "racktwin: %s\n", error.what());
+      return kBadInput;
+    }
+    // A checkpoint left by an earlier run of this output belongs to that run's rows.
+    std::error_code ignored;
+    if (std::filesystem::is_regular_file(checkpoint_path, ignored)) {
+      std::filesystem::remove(checkpoint_path, ignored);
+    }
   }
 
   const auto start = std::chrono::steady_clock::now();
   std::unique_ptr<core::RecorderSink> sink;
   bool complete = false;
   core::Summary summary;
+  const double save_interval = checkpoint.save_state_interval_s;
+  TestSignal test_signal = testSignal();
+  // A checkpoint that cannot be written (a full disk) does not stop the run: the previous one
+  // still fits the result file (a resume cuts the rows after it), so it stays.
+  bool warned_checkpoint = false;
+  auto saveCheckpoint = [&] {
+    checkpoint.state = twin->saveState();
+    checkpoint.rows = twin->recorder().samplesTaken();
+    checkpoint.time_s = twin->time();
+    try {
+      writeRunCheckpoint(checkpoint_path, checkpoint);
+    } catch (const core::RuntimeError& error) {
+      if (!warned_checkpoint) {
+        std::fprintf(stderr, "racktwin: warning: no checkpoint at t = %.0f s: %s\n", twin->time(),
+                     error.what());
+      }
+      warned_checkpoint = true;
+    }
+    checkpoint.state.clear();
+    checkpoint.state.shrink_to_fit();
+  };
   try {
     const std::filesystem::path parent = std::filesystem::path(output).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent);
-    sink = core::makeHdf5Sink(output);
+    core::Hdf5SinkOptions options;
+    if (resumed) {
+      options.resume = true;
+      options.resume_rows = resumed->rows;
+      options.resume_time = resumed->time_s;
+    }
+    sink = core::makeHdf5Sink(output, options);
     twin->addSink(*sink);
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
-    twin->initialize();
+    if (resumed) {
+      try {
+        twin->resume(resumed->state);
+      } catch (const core::RuntimeError& error) {
+        std::fprintf(stderr, "racktwin: %s: key '--resume': %s\n", checkpoint_path.c_str(),
+                     error.what());
+        return kBadInput;
+      }
+      resumed->state.clear();
+      resumed->state.shrink_to_fit();
+    } else {
+      twin->initialize();
+    }
+    // Checkpoints at the first step end at or after each multiple of the interval.
+    const double slack = 1e-9 * twin->site().simulation.step;
+    auto nextSave = [&](double t) {
+      return save_interval > 0.0 ? (std::floor(t / save_interval + 1e-9) + 1.0) * save_interval
+                                 : std::numeric_limits<double>::infinity();
+    };
+    double next_save = nextSave(twin->time());
     Progress progress(twin->duration());
-    while (g_interrupted == 0 && twin->step()) {
+    bool more = true;
+    while (g_interrupted == 0 && more) {
+      more = twin->step();
       if (!arguments.quiet) progress.update(twin->time());
+      if (more && twin->time() >= next_save - slack) {
+        saveCheckpoint();
+        next_save = nextSave(twin->time());
+      }
+      if (twin->time() >= test_signal.time - slack) {
+        std::raise(test_signal.signal);
+        test_signal.time = std::numeric_limits<double>::infinity();
+      }
     }
     progress.finish();
-    complete = g_interrupted == 0;
+    complete = !more;
+    // An interrupt ends the run at the end of a step: that step is the checkpoint to go on from.
+    if (!complete) saveCheckpoint();
     summary = twin->finish(complete);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "racktwin: the run failed at t = %.3f s: %s\n", twin->time(),
@@ -204,10 +469,14 @@ int runCommand(const RunArguments& arguments) {
   }
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (complete) {
+    std::error_code ignored;
+    std::filesystem::remove(checkpoint_path, ignored);
+  }
 
-  if (!arguments.summary_json.empty()) {
+  if (!run.summary_json.empty()) {
     try {
-      writeFileAtomically(arguments.summary_json, summary.toJson());
+      writeFileAtomically(run.summary_json, summary.toJson());
     } catch (const std::exception& error) {
       std::fprintf(stderr, "racktwin: %s\n", error.what());
       return kRunFailed;
@@ -215,9 +484,11 @@ int runCommand(const RunArguments& arguments) {
   }
   if (!arguments.quiet) printSummary(summary, *twin, output, wall_s);
   if (!complete) {
-    std::fprintf(stderr, "racktwin: %s at t = %.0f s; %s holds the run so far (complete = 0)\n",
+    std::fprintf(stderr,
+                 "racktwin: %s at t = %.0f s; %s holds the run so far (complete = 0); "
+                 "`racktwin run --resume %s` continues it\n",
                  g_interrupted == SIGTERM ? "terminated" : "interrupted", twin->time(),
-                 output.c_str());
+                 output.c_str(), output.c_str());
     return g_interrupted == SIGTERM ? kTerminated : kInterrupted;
   }
   return kSuccess;

@@ -15,7 +15,8 @@ int main(int argc, char** argv) {
 
   RunArguments run;
   CLI::App* run_command = app.add_subcommand("run", "Run a scenario and write an HDF5 result");
-  run_command->add_option("scenario", run.scenario, "Scenario file (YAML)")->required();
+  run_command->add_option("scenario", run.scenario,
+                          "Scenario file (YAML); with --resume, optional (it must be the run's)");
   run_command->add_option("-o,--output", run.output,
                           "Result file (HDF5); default out/<scenario name>.h5");
   run_command->add_option("--duration", run.duration_s,
@@ -31,6 +32,12 @@ int main(int argc, char** argv) {
   run_command->add_flag("--allow-outside-paths", run.allow_outside_paths,
                         "Let the scenario read files outside its folder and the data library "
                         "(absolute paths, '..')");
+  run_command->add_option("--save-state-interval", run.save_state_interval_s,
+                          "Simulated seconds between checkpoints saved beside the result as "
+                          "<output>.resume (default 600; 0: none)");
+  run_command->add_option("--resume", run.resume,
+                          "Continue an interrupted run from its last checkpoint: the result "
+                          "(complete = 0) or its <result>.partial");
   run_command->add_flag("--no-space-check", run.no_space_check,
                         "Run even when the estimated size of the result exceeds the free space");
 

@@ -220,7 +220,6 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
     if (spec.racks.empty()) {
       throw std::invalid_argument("replay job '" + spec.id + "': names no rack");
     }
-    std::uint32_t gpus = 0;
     for (const ComponentId& rack : spec.racks) {
       const auto found = rack_index.find(rack.str());
       if (found == rack_index.end() || seen[found->second] != 0) {
@@ -229,8 +228,6 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
       }
       seen[found->second] = 1;
       job_racks_.push_back(found->second);
-      gpus += static_cast<std::uint32_t>(layout.rack_gpu_begin[found->second + 1]
-                                         - layout.rack_gpu_begin[found->second]);
     }
     racks.rack_end = static_cast<std::uint32_t>(job_racks_.size());
     for (std::uint32_t k = racks.rack_begin; k < racks.rack_end; ++k)
