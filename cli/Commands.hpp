@@ -34,6 +34,7 @@ struct RunArguments {
   // Simulated seconds between checkpoints (<output>.resume); 0: none. Unset: the default.
   std::optional<double> save_state_interval_s;
   std::string resume;  // --resume: the result (or <result>.partial) of an interrupted run
+  bool us_units = false;  // --units us: the printed summary in US customary units
 };
 
 /// Checkpoints every 10 simulated minutes unless --save-state-interval says otherwise.
@@ -55,6 +56,8 @@ struct Subcommand {
 
 /// `racktwin cfd channel` and `racktwin cfd coldplate` (CfdCommand.cpp).
 std::vector<Subcommand> addCfdCommands(CLI::App& app);
+/// `racktwin export-csv` (CsvCommand.cpp).
+std::vector<Subcommand> addCsvCommand(CLI::App& app);
 /// `racktwin export-vtk` and `racktwin render` (VtkCommands.cpp; needs the VTK scene library).
 std::vector<Subcommand> addVtkCommands(CLI::App& app);
 

@@ -16,6 +16,7 @@
 #include "RunCheckpoint.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Hdf5Result.hpp"
+#include "racktwin/core/Units.hpp"
 #include "racktwin/core/Version.hpp"
 #include "racktwin/scenarios/ScenarioLoader.hpp"
 #include "racktwin/scenarios/Twin.hpp"
@@ -97,7 +98,7 @@ void checkFreeSpace(const scenarios::Twin& twin, const std::string& output, bool
 }
 
 void printSummary(const core::Summary& summary, const scenarios::Twin& twin,
-                  const std::string& output, double wall_s) {
+                  const std::string& output, double wall_s, bool us_units) {
   const core::SiteSpec& site = twin.site();
   std::printf("%s: %s\n", std::string(core::programVersion()).c_str(), site.name.c_str());
   std::printf("  scenario   %s\n", site.scenario_path.c_str());
@@ -112,10 +113,16 @@ void printSummary(const core::Summary& summary, const scenarios::Twin& twin,
     while (label.size() < 44)
       label += '.';
     if (item.value) {
-      const double shown = *item.value * item.display_scale + item.display_offset;
+      double shown = *item.value * item.display_scale + item.display_offset;
+      std::string_view unit = item.display_unit;
+      // Heat in ton-hours; electrical energies and powers stay kWh and kW.
+      if (const auto us = us_units ? core::usCustomaryFromMetric(unit, item.heat) : std::nullopt) {
+        shown = shown * us->scale + us->offset;
+        unit = us->unit;
+      }
       const bool tiny = std::abs(shown) > 0.0 && std::abs(shown) < 1e-3;
-      std::printf("  %s %12.*g%s%s\n", label.c_str(), tiny ? 3 : 6, shown,
-                  item.display_unit.empty() ? "" : " ", item.display_unit.c_str());
+      std::printf("  %s %12.*g%s%.*s\n", label.c_str(), tiny ? 3 : 6, shown, unit.empty() ? "" : " ",
+                  static_cast<int>(unit.size()), unit.data());
     } else {
       std::printf("  %s %12s\n", label.c_str(), "n/a");
     }
@@ -482,7 +489,7 @@ int runCommand(const RunArguments& arguments) {
       return kRunFailed;
     }
   }
-  if (!arguments.quiet) printSummary(summary, *twin, output, wall_s);
+  if (!arguments.quiet) printSummary(summary, *twin, output, wall_s, run.us_units);
   if (!complete) {
     std::fprintf(stderr,
                  "racktwin: %s at t = %.0f s; %s holds the run so far (complete = 0); "

@@ -29,6 +29,12 @@ int main(int argc, char** argv) {
   run_command->add_option("--summary-json", run.summary_json,
                           "Also write the run summary as JSON to this file");
   run_command->add_flag("-q,--quiet", run.quiet, "Print nothing but errors");
+  run_command
+      ->add_option_function<std::string>(
+          "--units", [&run](const std::string& system) { run.us_units = system == "us"; },
+          "Units of the printed summary: si (default) or us (degF, gpm, psi, gal, ton-h for "
+          "heat); the result file and --summary-json stay SI")
+      ->check(CLI::IsMember({"si", "us"}));
   run_command->add_flag("--allow-outside-paths", run.allow_outside_paths,
                         "Let the scenario read files outside its folder and the data library "
                         "(absolute paths, '..')");
@@ -58,6 +64,8 @@ int main(int argc, char** argv) {
       "period); without it the tanks stay at their file levels");
 
   std::vector<Subcommand> more = addCfdCommands(app);
+  for (Subcommand& command : addCsvCommand(app))
+    more.push_back(std::move(command));
 #ifdef RACKTWIN_WITH_VIZ
   for (Subcommand& command : addVtkCommands(app))
     more.push_back(std::move(command));

@@ -233,4 +233,36 @@ std::span<const Dimension> allDimensions() noexcept {
   return kAllDimensions;
 }
 
+std::optional<DisplayUnit> usCustomaryFromSi(std::string_view si_unit, bool heat) {
+  constexpr double kFahrenheitPerKelvin = 1.8;
+  if (si_unit == "K") return DisplayUnit{"degF", kFahrenheitPerKelvin, 32.0 - kZeroCelsius_K * 1.8};
+  if (si_unit == "m3/s") return DisplayUnit{"gpm", kMinute_s / kUsGallon_m3, 0.0};
+  if (si_unit == "Pa") return DisplayUnit{"psi", 1.0 / kPsi_Pa, 0.0};
+  if (si_unit == "m3") return DisplayUnit{"gal", 1.0 / kUsGallon_m3, 0.0};
+  if (si_unit == "m") return DisplayUnit{"ft", 1.0 / 0.3048, 0.0};
+  if (si_unit == "kg/s") return DisplayUnit{"lb/min", kMinute_s / 0.45359237, 0.0};
+  if (si_unit == "W") {
+    return heat ? DisplayUnit{"Btu/h", 3600.0 / kBtu_J, 0.0} : DisplayUnit{"kW", 1e-3, 0.0};
+  }
+  if (si_unit == "J") {
+    return heat ? DisplayUnit{"ton-h", 1.0 / (kTonRefrigeration_W * 3600.0), 0.0}
+                : DisplayUnit{"kWh", 1.0 / 3.6e6, 0.0};
+  }
+  return std::nullopt;
+}
+
+std::optional<DisplayUnit> usCustomaryFromMetric(std::string_view metric_unit, bool heat) {
+  if (metric_unit == "degC") return DisplayUnit{"degF", 1.8, 32.0};
+  if (metric_unit == "K") return DisplayUnit{"delta_degF", 1.8, 0.0};  // a difference
+  if (metric_unit == "kPa") return DisplayUnit{"psi", 1e3 / kPsi_Pa, 0.0};
+  if (metric_unit == "L/min") return DisplayUnit{"gpm", 1e-3 / kUsGallon_m3, 0.0};
+  if (metric_unit == "L") return DisplayUnit{"gal", 1e-3 / kUsGallon_m3, 0.0};
+  if (metric_unit == "L/kWh") return DisplayUnit{"gal/kWh", 1e-3 / kUsGallon_m3, 0.0};
+  if (heat && metric_unit == "kW") return DisplayUnit{"ton", 1e3 / kTonRefrigeration_W, 0.0};
+  if (heat && metric_unit == "kWh") {
+    return DisplayUnit{"ton-h", 3.6e6 / (kTonRefrigeration_W * 3600.0), 0.0};
+  }
+  return std::nullopt;
+}
+
 }  // namespace racktwin::core

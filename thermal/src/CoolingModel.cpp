@@ -691,14 +691,16 @@ void CoolingModel::summarise(core::Summary& summary) const {
                1.0, 0.0});
   summary.add({"energy_audit_checks", static_cast<double>(m.audit.checks),
                "Energy audit checks passed", "", 1.0, 0.0});
-  summary.add({"heat_input_J", m.E_in, "Heat into coolant and room air", "kWh", 1.0 / 3.6e6, 0.0});
+  summary.add({"heat_input_J", m.E_in, "Heat into coolant and room air", "kWh", 1.0 / 3.6e6, 0.0,
+               true});
   summary.add({"heat_rejected_to_facility_water_J", m.E_rejected_water,
-               "Heat rejected to facility water", "kWh", 1.0 / 3.6e6, 0.0});
+               "Heat rejected to facility water", "kWh", 1.0 / 3.6e6, 0.0, true});
   if (m.facility) {
     const FacilityLoop& f = *m.facility;
     summary.add({"heat_rejected_outdoors_J",
                  f.energyRejected() + f.chillerEnergy() + f.chillerElectricEnergy(),
-                 "Heat rejected outdoors (plant, chiller condenser)", "kWh", 1.0 / 3.6e6, 0.0});
+                 "Heat rejected outdoors (plant, chiller condenser)", "kWh", 1.0 / 3.6e6, 0.0,
+                 true});
     summary.add({"facility_pump_energy_J", f.pumpElectricEnergy(), "Facility pump energy", "kWh",
                  1.0 / 3.6e6, 0.0});
     summary.add({"heat_rejection_fan_energy_J", f.fanEnergy(), "Heat-rejection fan energy", "kWh",
@@ -708,7 +710,7 @@ void CoolingModel::summarise(core::Summary& summary) const {
     summary.add({"water_use_m3", f.waterUsed(), "Make-up water", "L", 1e3, 0.0});
   }
   summary.add({"heat_rejected_to_air_J", m.E_rejected_air, "Heat removed by CRAH units", "kWh",
-               1.0 / 3.6e6, 0.0});
+               1.0 / 3.6e6, 0.0, true});
   summary.add({"cooling_energy_J", m.E_cooling_electric, "Cooling electrical energy (pumps, fans)",
                "kWh", 1.0 / 3.6e6, 0.0});
   const auto& d = m.design;

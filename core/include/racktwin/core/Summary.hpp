@@ -14,6 +14,8 @@ struct SummaryItem {
   std::string display_unit;     // "degC", "kWh", ... for the table only
   double display_scale = 1.0;   // table value = value * scale + offset
   double display_offset = 0.0;
+  // Heat (not electrical energy or power): shown in ton-hours or tons in US customary units.
+  bool heat = false;
 };
 
 class Summary {
