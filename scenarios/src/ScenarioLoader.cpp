@@ -17,6 +17,7 @@
 #include "InputPaths.hpp"
 #include "RequestTrace.hpp"
 #include "WeatherCsv.hpp"
+#include "WeatherFile.hpp"
 #include "YamlReader.hpp"
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/core/Units.hpp"
@@ -991,17 +992,16 @@ core::AmbientSpec readAmbient(const MapReader& r, const core::FacilityWaterSpec&
     m->restrictTo({"weather", "weather_start"},
                   "with a weather file (the file gives the dry and wet bulb)");
     const fs::path path = detail::resolveInputPath(
-        *m, "weather", m->string("weather", "the path of a weather CSV file"), "weather file");
+        *m, "weather", m->string("weather", "the path of a weather file (CSV or EPW)"),
+        "weather file");
     std::error_code ec;
     if (!fs::is_regular_file(path, ec)) {
       m->fail("weather", "no weather file '" + path.string()
                              + "' (a relative path starts at the scenario file's folder)");
     }
-    a = detail::readWeatherCsv(path.string());
     // Simulation time 0 is `weather_start` in the file's time.
     const double start = m->quantityOr("weather_start", Dimension::Time, 0.0);
-    for (double& t : a.time)
-      t -= start;
+    a = detail::readWeatherFile(path.string(), start);
   } else {
     m->restrictTo({"dry_bulb", "wet_bulb"},
                   "without a weather file (weather_start shifts a weather file's time)");
