@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -10,7 +9,6 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <vector>
 
 #include "Plausibility.hpp"
@@ -102,16 +100,6 @@ int daysBeforeMonth(int month) {
   for (int m = 1; m < month; ++m)
     days += kDaysInMonth[static_cast<std::size_t>(m - 1)];
   return days;
-}
-
-std::optional<double> parseNumber(std::string_view text) {
-  if (text.empty()) return std::nullopt;
-  double v = 0.0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) {
-    return std::nullopt;
-  }
-  return v;
 }
 
 std::string upper(std::string_view text) {
@@ -212,7 +200,7 @@ class EpwParser {
                   "elevation (m)");
     }
     const Field& f = fields[kElevation];
-    const std::optional<double> z = parseNumber(f.text);
+    const std::optional<double> z = parseDecimal(f.text);
     if (!z) {
       throw error(line_number, f.column, "elevation (LOCATION field 10)",
                   "expected a number of metres, got " + describeField(f.text));
@@ -259,7 +247,7 @@ class EpwParser {
 
   double numberField(const std::vector<Field>& fields, int line, std::size_t column) {
     const Field& f = fields[column];
-    const std::optional<double> v = parseNumber(f.text);
+    const std::optional<double> v = parseDecimal(f.text);
     if (!v) {
       throw error(line, f.column, fieldName(column),
                   "expected a number, got " + describeField(f.text));

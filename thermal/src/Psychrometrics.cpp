@@ -31,6 +31,16 @@ void requirePressure(double p, double p_w, const char* what) {
   }
 }
 
+/// A wet bulb or dew point `T_low` (`what`) never exceeds its dry bulb T.
+void requireNotAboveDryBulb(double T_low, double T, const char* what) {
+  requireTemperature(T, "dry bulb");
+  requireTemperature(T_low, what);
+  if (T_low > T) {
+    throw std::invalid_argument(std::string(what) + " " + std::to_string(T_low)
+                                + " K is above the dry bulb " + std::to_string(T) + " K");
+  }
+}
+
 /// Bisection for the root of an increasing function on [lo, hi] with f(lo) <= 0 <= f(hi).
 template <class F>
 double bisect(F f, double lo, double hi) {
@@ -101,12 +111,7 @@ double humidityRatioFromVapourPressure(double p_w, double p) {
 }
 
 double humidityRatioFromWetBulb(double T, double T_wet, double p) {
-  requireTemperature(T, "dry bulb");
-  requireTemperature(T_wet, "wet bulb");
-  if (T_wet > T) {
-    throw std::invalid_argument("wet bulb " + std::to_string(T_wet) + " K is above the dry bulb "
-                                + std::to_string(T) + " K");
-  }
+  requireNotAboveDryBulb(T_wet, T, "wet bulb");
   const double t = core::toCelsius(T);
   const double t_wet = core::toCelsius(T_wet);
   const double W_s = saturationHumidityRatio(T_wet, p);
@@ -139,12 +144,7 @@ double wetBulbFromHumidityRatio(double T, double W, double p) {
 }
 
 double wetBulbFromDewPoint(double T, double T_dew, double p) {
-  requireTemperature(T, "dry bulb");
-  requireTemperature(T_dew, "dew point");
-  if (T_dew > T) {
-    throw std::invalid_argument("dew point " + std::to_string(T_dew) + " K is above the dry bulb "
-                                + std::to_string(T) + " K");
-  }
+  requireNotAboveDryBulb(T_dew, T, "dew point");
   if (T_dew == T) return T;  // saturated air: the wet bulb is the dry bulb
   const double W = humidityRatioFromVapourPressure(saturationPressure(T_dew), p);
   return wetBulbFromHumidityRatio(T, W, p);
