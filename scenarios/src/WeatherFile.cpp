@@ -3,11 +3,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "EpwWeather.hpp"
+#include "InputPaths.hpp"
+#include "Plausibility.hpp"
 #include "WeatherCsv.hpp"
+#include "YamlReader.hpp"
+#include "racktwin/core/Units.hpp"
 
 namespace racktwin::scenarios::detail {
 namespace {
@@ -22,6 +28,31 @@ double valueAt(const std::vector<double>& t, const std::vector<double>& y, doubl
 }
 
 }  // namespace
+
+core::AmbientSpec readWeatherEntry(const MapReader& m, double duration) {
+  m.restrictTo({"weather", "weather_start"},
+               "with a weather file (the file gives the dry and wet bulb)");
+  const std::filesystem::path path = resolveInputPath(
+      m, "weather", m.string("weather", "the path of a weather file (CSV or EPW)"), "weather file");
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    m.fail("weather", "no weather file '" + path.string()
+                          + "' (a relative path starts at the scenario file's folder)");
+  }
+  // Simulation time 0 is `weather_start` in the file's time.
+  const double start = m.quantityOr("weather_start", core::Dimension::Time, 0.0);
+  core::AmbientSpec a = readWeatherFile(path.string(), start);
+  if (!(a.period > 0.0) && (a.time.front() > 0.0 || a.time.back() < duration)) {
+    const core::SourceLocation at = m.whereValue("weather");
+    addWarning(at.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.column)
+                   + ": key '" + m.keyPath("weather") + "'",
+               "the run (0 to " + formatNumber(duration) + " s) reaches beyond the file's records ("
+                   + formatNumber(a.time.front()) + " to " + formatNumber(a.time.back())
+                   + " s on the run's clock, weather_start included): its first and last values "
+                     "hold there");
+  }
+  return a;
+}
 
 bool isEpwPath(const std::string& path) {
   if (path.size() < 4) return false;

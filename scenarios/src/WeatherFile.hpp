@@ -8,6 +8,13 @@
 
 namespace racktwin::scenarios::detail {
 
+class MapReader;
+
+/// `ambient` with `weather` (and optional `weather_start`): the file found (relative to the
+/// scenario's folder, InputPaths.hpp), read and started. A run of `duration` seconds that reaches
+/// beyond a file without a period, where its first or last values hold, is a warning at the key.
+core::AmbientSpec readWeatherEntry(const MapReader& m, double duration);
+
 /// True for a path ending in .epw (any case).
 bool isEpwPath(const std::string& path);
 

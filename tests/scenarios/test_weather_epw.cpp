@@ -7,6 +7,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -365,4 +368,38 @@ TEST_CASE("a scenario's EPW weather starts at weather_start and repeats with the
   CHECK(a.T_dry_bulb_series[1] == w.ambient.T_dry_bulb_series[4344]);
   CHECK(a.T_wet_bulb_series[1] == w.ambient.T_wet_bulb_series[4344]);
   CHECK(a.T_dry_bulb_series.back() == a.T_dry_bulb_series.front());
+}
+
+TEST_CASE("a run beyond a weather file's records is a warning at ambient.weather",
+          "[scenarios][weather]") {
+  // Three hourly records (01:00 to 03:00 of 1 January): with weather_start 1 h they cover 0 to
+  // 2 h of the run. A 1 h run stays inside; a 4 h run holds the last record for 2 h.
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path()
+      / ("racktwin-epw-" + std::to_string(std::hash<std::string>{}(sourcePath(""))));
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir / "short.epw", std::ios::binary)
+        << header() + record(1, 1, 1, 10.0, 5.0, 70.0, 1e5) + record(1, 1, 2, 11.0, 5.0, 70.0, 1e5)
+               + record(1, 1, 3, 12.0, 5.0, 70.0, 1e5);
+  }
+  const std::string base =
+      replaced(replaced(readText(sourcePath("scenarios/facility-loop-rack.yaml")),
+                        "ambient:\n  dry_bulb: 35 degC\n  wet_bulb: 24 degC\n",
+                        "ambient: {weather: short.epw, weather_start: 1 h}\n"),
+               "data_dir: ../data\n", "data_dir: " + sourcePath("data") + "\n");
+  const std::string scenario = (dir / "site.yaml").string();
+  const auto warningsOf = [&](const std::string& duration) {
+    const std::string text =
+        replaced(base, "duration: 3600 s\n  step", "duration: " + duration + "\n  step");
+    return racktwin::scenarios::loadScenarioFromString(text, scenario, "").input_warnings;
+  };
+  CHECK(warningsOf("3600 s").empty());
+  const std::vector<std::string> beyond = warningsOf("4 h");
+  REQUIRE(beyond.size() == 1);
+  CHECK_THAT(beyond[0], Catch::Contains("key 'ambient.weather'")
+                            && Catch::Contains("the run (0 to 14400 s) reaches beyond the file's "
+                                               "records (0 to 7200 s")
+                            && Catch::Contains("its first and last values hold there"));
+  std::filesystem::remove_all(dir);
 }
