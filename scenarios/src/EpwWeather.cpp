@@ -289,6 +289,7 @@ class EpwParser {
     };
     dry_.push_back(temperature(kDryBulb));
     dew_.push_back(temperature(kDewPoint));
+    given_.push_back(std::isnan(dry_.back()) || std::isnan(dew_.back()) ? 0 : 1);
     const double rh = numberField(fields, line, kRelativeHumidity);
     if (rh >= kMissingHumidity_percent) {
       rh_.push_back(std::numeric_limits<double>::quiet_NaN());
@@ -448,7 +449,8 @@ class EpwParser {
       const double t = core::toCelsius(dry_[k]);
       if (t < kDryBulbUsualMin_degC || t > kDryBulbUsualMax_degC) hot_cold.add(dry_at, kDryBulb);
       if (core::toCelsius(dew_[k]) > kDewPointUsualMax_degC) humid.add(dew_at, kDewPoint);
-      if (dew_[k] > dry_[k] + kDewPointRounding_K) {
+      // Beyond rounding an error where the file gives both; a filled value is only clamped.
+      if (dew_[k] > dry_[k] + kDewPointRounding_K && given_[k] != 0) {
         throw error(dew_at.line, dew_at.column, fieldName(kDewPoint),
                     "the dew point (" + formatNumber(core::toCelsius(dew_[k]))
                         + " degC) is more than " + formatNumber(kDewPointRounding_K)
@@ -519,6 +521,7 @@ class EpwParser {
   bool leap_ = false, wrapped_ = false;
   double year_start_ = 0.0;
   std::vector<double> times_, dry_, dew_, rh_, p_;
+  std::vector<char> given_;  // 1: the record gives its dry bulb and dew point (none filled)
   std::vector<int> lines_;
   std::vector<std::array<int, 3>> columns_;  // dry bulb, dew point, pressure
 };

@@ -403,3 +403,31 @@ TEST_CASE("a run beyond a weather file's records is a warning at ambient.weather
                             && Catch::Contains("its first and last values hold there"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("EPW: a filled dry bulb below its record's dew point clamps the dew point",
+          "[scenarios][weather]") {
+  // Hour 2's dry bulb is missing: interpolated to 20 degC, below the dew point the file gives
+  // (25 degC). The file did not say the two disagree, so it is no error: saturated air.
+  d::LoadSession session;
+  const d::EpwWeather w = d::parseEpw(header() + record(1, 1, 1, 30.0, 25.0, 75.0, 1e5)
+                                          + record(1, 1, 2, 99.9, 25.0, 75.0, 1e5)
+                                          + record(1, 1, 3, 10.0, 9.0, 93.0, 1e5),
+                                      "w.epw");
+  CHECK(w.ambient.T_dry_bulb_series[1] == Approx(20.0 + kZeroC).epsilon(1e-12));
+  CHECK(w.T_dew_point[1] == w.ambient.T_dry_bulb_series[1]);
+  CHECK(w.ambient.T_wet_bulb_series[1] == w.ambient.T_dry_bulb_series[1]);
+  REQUIRE(session.warnings.size() == 2);
+  CHECK_THAT(session.warnings[1],
+             Catch::StartsWith("w.epw:10:") && Catch::Contains("taken as saturated air"));
+}
+
+TEST_CASE("EPW text with Windows line ends and a byte-order mark", "[scenarios][weather]") {
+  std::string text = "\xEF\xBB\xBF" + header() + record(1, 1, 1, 10.0, 5.0, 70.0, 1e5)
+                     + record(1, 1, 2, 11.0, 5.0, 70.0, 1e5);
+  for (std::size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 2))
+    text.replace(at, 1, "\r\n");
+  const d::EpwWeather w = d::parseEpw(text, "w.epw");
+  REQUIRE(w.ambient.time.size() == 2);
+  CHECK(w.ambient.T_dry_bulb_series[1] == Approx(11.0 + kZeroC).epsilon(1e-15));
+  CHECK(w.p_station[1] == 1e5);
+}
