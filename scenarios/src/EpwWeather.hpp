@@ -22,10 +22,11 @@
 // Ranges: physical (an InputError naming file, line, column and field): the EPW dictionary's own,
 // dry bulb and dew point above -70 and below 70 degC, pressure above 31 and below 120 kPa, relative
 // humidity 0 to 110 %, elevation -1000 to 9999.9 m; a dew point more than kDewPointRounding_K above
-// its dry bulb (both given: a filled one is clamped to its dry bulb). Engineering (a warning per field with the count and the first line): dry bulb
-// outside -50 to 50 degC, dew point above 35 degC, a station pressure more than 10 % away from the
-// standard atmosphere at the elevation, a dew point up to kDewPointRounding_K above its dry bulb
-// (taken as saturated). Messages never quote the file's text (InputPaths.hpp).
+// its dry bulb (both given: a filled one is clamped to its dry bulb). Engineering (a warning per
+// field with the count and the first line): dry bulb outside -50 to 50 degC, dew point above 35
+// degC, a station pressure more than 10 % away from the standard atmosphere at the elevation, a dew
+// point up to kDewPointRounding_K above its dry bulb (taken as saturated). Messages never quote the
+// file's text (InputPaths.hpp).
 #include <string>
 #include <string_view>
 #include <vector>

@@ -971,8 +971,8 @@ core::FacilityWaterSpec readFacilityWater(const MapReader& r, DataLibrary& lib,
 
 /// `ambient`: outdoor air at the plant, constant or from a weather file. Required with a facility
 /// loop, refused without one (nothing else uses it).
-core::AmbientSpec readAmbient(const MapReader& r, const core::FacilityWaterSpec& f, const FacilityOrigin& origin,
-                              double duration) {
+core::AmbientSpec readAmbient(const MapReader& r, const core::FacilityWaterSpec& f,
+                              const FacilityOrigin& origin, double duration) {
   const auto m = r.optionalMap("ambient", {"dry_bulb", "wet_bulb", "weather", "weather_start"});
   if (!m) {
     if (f.loop.present) {
