@@ -19,6 +19,7 @@
 #include "RequestTrace.hpp"
 #include "WeatherCsv.hpp"
 #include "ComponentLoader.hpp"
+#include "WeatherFile.hpp"
 #include "YamlReader.hpp"
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/core/Units.hpp"
@@ -1089,7 +1090,8 @@ core::FacilityWaterSpec readFacilityWater(const MapReader& r, DataLibrary& lib,
 
 /// `ambient`: outdoor air at the plant, constant or from a weather file. Required with a facility
 /// loop, refused without one (nothing else uses it).
-core::AmbientSpec readAmbient(const MapReader& r, const core::FacilityWaterSpec& f, const FacilityOrigin& origin) {
+core::AmbientSpec readAmbient(const MapReader& r, const core::FacilityWaterSpec& f,
+                              const FacilityOrigin& origin, double duration) {
   const auto m = r.optionalMap("ambient", {"dry_bulb", "wet_bulb", "weather", "weather_start"});
   if (!m) {
     if (f.loop.present) {
@@ -1107,20 +1109,7 @@ core::AmbientSpec readAmbient(const MapReader& r, const core::FacilityWaterSpec&
   }
   core::AmbientSpec a;
   if (m->has("weather")) {
-    m->restrictTo({"weather", "weather_start"},
-                  "with a weather file (the file gives the dry and wet bulb)");
-    const fs::path path = detail::resolveInputPath(
-        *m, "weather", m->string("weather", "the path of a weather CSV file"), "weather file");
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec)) {
-      m->fail("weather", "no weather file '" + path.string()
-                             + "' (a relative path starts at the scenario file's folder)");
-    }
-    a = detail::readWeatherCsv(path.string());
-    // Simulation time 0 is `weather_start` in the file's time.
-    const double start = m->quantityOr("weather_start", Dimension::Time, 0.0);
-    for (double& t : a.time)
-      t -= start;
+    a = detail::readWeatherEntry(*m, duration);
   } else {
     m->restrictTo({"dry_bulb", "wet_bulb"},
                   "without a weather file (weather_start shifts a weather file's time)");
@@ -2016,7 +2005,7 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
 
   FacilityOrigin facility_origin;
   site.facility = readFacilityWater(r, lib, facility_origin);
-  site.ambient = readAmbient(r, site.facility, facility_origin);
+  site.ambient = readAmbient(r, site.facility, facility_origin, site.simulation.duration);
 
   constexpr std::string_view kDefaultRoom = "default";
   if (const auto room =

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
+#include "PeakDay.hpp"
 #include "racktwin/core/Engine.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/FiniteCheck.hpp"
@@ -12,8 +14,35 @@
 #include "racktwin/core/WorkloadExecutor.hpp"
 #include "racktwin/power/ElectricalModel.hpp"
 #include "racktwin/thermal/CoolingModel.hpp"
+#include "racktwin/thermal/FacilityLoop.hpp"
 
 namespace racktwin::scenarios {
+namespace {
+
+/// Facility energy from the models' figures: what the site drew (the power tree's input, or the
+/// IT energy without a modelled tree, plus what its batteries and rack storage gave up) and the
+/// cooling equipment. The summary's facility_energy_J, PUE and peak day all use it.
+struct FacilityEnergy {
+  double it = 0.0, supply = 0.0, cooling = 0.0;
+  double total() const { return supply + cooling; }
+};
+
+std::optional<double> find(const core::Summary& summary, const char* key) {
+  for (const core::SummaryItem& item : summary.items())
+    if (item.key == key) return item.value;
+  return std::nullopt;
+}
+
+FacilityEnergy facilityEnergyOf(const core::Summary& summary) {
+  FacilityEnergy e;
+  e.it = find(summary, "it_energy_J").value_or(0.0);
+  e.supply = find(summary, "facility_electrical_energy_J").value_or(e.it)
+             - find(summary, "electrical_storage_energy_change_J").value_or(0.0);
+  e.cooling = find(summary, "cooling_energy_J").value_or(0.0);
+  return e;
+}
+
+}  // namespace
 
 struct Twin::Impl {
   explicit Impl(core::SiteSpec spec)
@@ -23,7 +52,8 @@ struct Twin::Impl {
         electrical(site, layout),
         cooling(site, layout),
         engine(site.simulation, state),
-        recorder(site.simulation.record_interval) {
+        recorder(site.simulation.record_interval),
+        peak_day(site.ambient) {
     const double T_initial = site.cdus.empty() ? site.facility.T_supply : site.cdus[0].T_supply_set;
     state.resize(layout, T_initial);
     engine.addFastModel(workload);
@@ -46,6 +76,15 @@ struct Twin::Impl {
   core::Engine engine;
   core::Recorder recorder;
   core::FiniteCheckSink finite_check;
+  detail::PeakDay peak_day;
+
+  /// The facility energy so far, from the models' running totals (once a simulated day).
+  double facilityEnergyNow() const {
+    core::Summary so_far;
+    for (const core::Model* model : engine.models())
+      model->summarise(so_far);
+    return facilityEnergyOf(so_far).total();
+  }
 };
 
 Twin::Twin(core::SiteSpec site) : impl_(std::make_unique<Impl>(std::move(site))) {}
@@ -84,6 +123,7 @@ void Twin::resume(std::string_view state) {
   archive.section("racktwin twin");
   m.engine.resume(archive);
   m.recorder.visitState(archive);
+  m.peak_day.visitState(archive);
   archive.finish();
 }
 
@@ -94,6 +134,7 @@ std::string Twin::saveState() {
   archive.section("racktwin twin");
   m.engine.saveState(archive);
   m.recorder.visitState(archive);
+  m.peak_day.visitState(archive);
   return archive.bytes();
 }
 
@@ -103,7 +144,14 @@ void Twin::schedule(core::EventSpec event) {
 }
 
 bool Twin::step() {
-  return impl_->engine.step();
+  Impl& m = *impl_;
+  const double t0 = m.engine.time();
+  if (!m.peak_day.reachesDayEnd(t0 + m.site.simulation.step)) return m.engine.step();
+  // A step that ends a day: the facility energy before and after it, for the peak day.
+  const double E0 = m.facilityEnergyNow();
+  const bool more = m.engine.step();
+  m.peak_day.record(t0, E0, m.engine.time(), m.facilityEnergyNow());
+  return more;
 }
 
 core::Summary Twin::finish(bool complete) {
@@ -114,23 +162,18 @@ core::Summary Twin::finish(bool complete) {
   summary.add({"simulated_time_s", m.engine.time(), "Simulated time", "s", 1.0, 0.0});
   for (const core::Model* model : m.engine.models())
     model->summarise(summary);
-  auto find = [&summary](const char* key) -> std::optional<double> {
-    for (const core::SummaryItem& item : summary.items())
-      if (item.key == key) return item.value;
-    return std::nullopt;
-  };
+  // The weather year's figures: the plant hours of the facility loop, the peak day.
+  if (const thermal::FacilityLoop* loop = m.cooling.facilityLoop()) loop->summarise(summary);
+  m.peak_day.summarise(summary);
   // The site's energy balance: the worse of the thermal and the electrical balance.
   summary.add({"energy_balance_relative_error",
-               std::max(find("thermal_energy_balance_relative_error").value_or(0.0),
-                        find("electrical_energy_balance_relative_error").value_or(0.0)),
+               std::max(find(summary, "thermal_energy_balance_relative_error").value_or(0.0),
+                        find(summary, "electrical_energy_balance_relative_error").value_or(0.0)),
                "Energy balance error (relative, worst of thermal and electrical)", "", 1.0, 0.0});
   // Facility energy: what the power tree draws (IT plus distribution losses above the racks;
   // IT alone without a modelled tree) plus the cooling equipment.
-  const double it = summary.value("it_energy_J").value_or(0.0);
-  // What the site drew: the tree's input plus what its batteries and rack storage gave up.
-  const double supply = find("facility_electrical_energy_J").value_or(it)
-                        - find("electrical_storage_energy_change_J").value_or(0.0);
-  const double cooling = summary.value("cooling_energy_J").value_or(0.0);
+  const FacilityEnergy facility = facilityEnergyOf(summary);
+  const double it = facility.it, supply = facility.supply, cooling = facility.cooling;
   summary.add({"facility_energy_J", supply + cooling,
                "Facility energy (power tree + storage drawn + cooling)", "kWh", 1.0 / 3.6e6, 0.0});
   // Energy conservation across the models: the site cannot draw less than its IT load uses.
@@ -144,7 +187,7 @@ core::Summary Twin::finish(bool complete) {
                "PUE (power tree input + storage drawn + modelled cooling) / IT", "", 1.0, 0.0});
   // Water usage effectiveness (The Green Grid): site water in litres per kWh of IT energy; null
   // when the scenario models no facility plant (no water use is known).
-  const std::optional<double> water = find("water_use_m3");
+  const std::optional<double> water = find(summary, "water_use_m3");
   summary.add(
       {"wue_L_per_kWh",
        water && it > 0.0 ? std::optional<double>(*water * 1e3 / (it / 3.6e6)) : std::nullopt,

@@ -274,12 +274,20 @@ struct CoolantSpec {
 };
 
 /// Outdoor air at the heat-rejection plant: constant, or a weather series (time, dry bulb, wet
-/// bulb) interpolated linearly in time and held beyond its ends.
+/// bulb) interpolated linearly in time and held beyond its ends, or repeated with its period.
 struct AmbientSpec {
   double T_dry_bulb = 0.0;                                         // K
   double T_wet_bulb = 0.0;                                         // K
   std::vector<double> time, T_dry_bulb_series, T_wet_bulb_series;  // s, K, K; empty: constant
   std::string weather_path;                                        // for messages and provenance
+  /// s: the series repeats with this period (a weather file of one whole year, rotated so that it
+  /// starts at simulation time 0); 0: the first and last values hold before and after it.
+  double period = 0.0;
+  /// s: the weather file's own time at simulation time 0 (`weather_start`): days of the summary's
+  /// peak day are counted from the file's time 0.
+  double file_time_at_start = 0.0;
+  /// The file's time 0 is 00:00 on 1 January (EPW): its days are days of the year.
+  bool calendar_year = false;
 };
 
 /// Heat rejection to outdoor air: identical units in parallel on the facility water loop.
