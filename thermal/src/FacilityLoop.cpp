@@ -14,6 +14,7 @@
 #include "racktwin/core/StateArchive.hpp"
 #include "racktwin/core/Summary.hpp"
 #include "racktwin/core/Units.hpp"
+#include "racktwin/thermal/AmbientConditions.hpp"
 #include "racktwin/thermal/Coolant.hpp"
 #include "racktwin/thermal/HeatRejection.hpp"
 #include "racktwin/thermal/Hydraulics.hpp"
@@ -89,30 +90,6 @@ core::PressureDropLaw parallelLaw(core::PressureDropLaw law, int units) {
   return law;
 }
 
-/// The interval of a weather series holding `at`: the first index i with t[i] > at (as
-/// std::upper_bound), walked to from the previous step's index. Time moves forward by a step or a
-/// sub-step between calls, so this costs O(1) per call rather than a search (a jump, such as the
-/// wrap of a periodic year, walks once). Requires t.front() < at < t.back().
-std::size_t intervalFrom(const std::vector<double>& t, double at, std::size_t cursor) {
-  std::size_t i = std::clamp<std::size_t>(cursor, 1, t.size() - 1);
-  while (t[i] <= at)
-    ++i;
-  while (t[i - 1] > at)
-    --i;
-  return i;
-}
-
-/// Linear interpolation of y(t) at `at`, held beyond the ends; `cursor` is the interval of the
-/// last call and becomes this one's.
-double interpolate(const std::vector<double>& t, const std::vector<double>& y, double at,
-                   std::size_t& cursor) {
-  if (at <= t.front()) return y.front();
-  if (at >= t.back()) return y.back();
-  const std::size_t i = cursor = intervalFrom(t, at, cursor);
-  const double w = (at - t[i - 1]) / (t[i] - t[i - 1]);
-  return y[i - 1] + w * (y[i] - y[i - 1]);
-}
-
 }  // namespace
 
 struct FacilityLoop::Impl {
@@ -172,7 +149,7 @@ struct FacilityLoop::Impl {
   ChillerMode chiller_mode = ChillerMode::Off;
   double Q_rejected = 0.0, Q_chiller = 0.0, chiller_P = 0.0, chiller_COP = 0.0;
   double water_rate = 0.0;
-  std::size_t ambient_cursor = 1;  // interval of the weather series at the last sub-step
+  AmbientConditions outdoor;  // the weather, read with a cursor (O(1) per sub-step)
 
   // ---- Plant hours (s since initialize): how the supply set-point was held. ----
   double t_chiller = 0.0, t_free_cooling = 0.0, t_above_setpoint = 0.0;
@@ -470,22 +447,9 @@ void FacilityLoop::Impl::rebuildPattern() {
 }
 
 void FacilityLoop::Impl::updateAmbient(double t) {
-  if (ambient.time.empty()) {
-    T_dry = ambient.T_dry_bulb;
-    T_wet = ambient.T_wet_bulb;
-    return;
-  }
-  // A whole weather year repeats: the series spans [0, period] (scenarios/WeatherFile).
-  const double at = ambient.period > 0.0 ? t - ambient.period * std::floor(t / ambient.period) : t;
-  std::size_t cursor = ambient_cursor;
-  T_dry = interpolate(ambient.time, ambient.T_dry_bulb_series, at, cursor);
-  if (!ambient.T_wet_bulb_series.empty()) {
-    std::size_t same = ambient_cursor;  // the same times: the same interval
-    T_wet = interpolate(ambient.time, ambient.T_wet_bulb_series, at, same);
-  } else {
-    T_wet = ambient.T_wet_bulb;
-  }
-  ambient_cursor = cursor;
+  outdoor.update(t);
+  T_dry = outdoor.dryBulb();
+  T_wet = outdoor.wetBulb();
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -722,6 +686,7 @@ FacilityLoop::FacilityLoop(const core::FacilityWaterSpec& facility,
                            std::span<const core::CduSpec> cdus, const core::AmbientSpec& ambient)
     : impl_(std::make_unique<Impl>()) {
   impl_->ambient = ambient;
+  impl_->outdoor = AmbientConditions(ambient);
   impl_->build(facility, cdus);
 }
 
@@ -1052,6 +1017,7 @@ void FacilityLoop::visitState(core::StateArchive& a) {
   a(m.E_in, m.E_pump, m.E_rejected, m.E_chiller, m.E_pump_electric, m.E_fan, m.E_chiller_electric,
     m.V_water, m.E_stored_initial, m.solves, m.order_builds, m.max_imbalance, m.now);
   a(m.t_chiller, m.t_free_cooling, m.t_above_setpoint);
+  m.outdoor.visitState(a);
   a.section("facility loop");
 }
 
