@@ -185,9 +185,19 @@ core::Summary Twin::finish(bool complete) {
   }
   summary.add({"pue", it > 0.0 ? std::optional<double>((supply + cooling) / it) : std::nullopt,
                "PUE (power tree input + storage drawn + modelled cooling) / IT", "", 1.0, 0.0});
+  // With an air-side plant: the PUE the site would show if the CRAH heat were free, as it is
+  // without one (only the CRAH fans charged).
+  if (const std::optional<double> plant = find(summary, "air_plant_energy_J")) {
+    summary.add({"pue_without_air_side_plant",
+                 it > 0.0 ? std::optional<double>((supply + cooling - *plant) / it) : std::nullopt,
+                 "PUE without the air side's plant (CRAH heat free)", "", 1.0, 0.0});
+  }
   // Water usage effectiveness (The Green Grid): site water in litres per kWh of IT energy; null
   // when the scenario models no facility plant (no water use is known).
-  const std::optional<double> water = find(summary, "water_use_m3");
+  // Site water: the facility plant's towers and the air side's plant's.
+  std::optional<double> water = find(summary, "water_use_m3");
+  if (const std::optional<double> air = find(summary, "air_plant_water_use_m3"))
+    water = water.value_or(0.0) + *air;
   summary.add(
       {"wue_L_per_kWh",
        water && it > 0.0 ? std::optional<double>(*water * 1e3 / (it / 3.6e6)) : std::nullopt,

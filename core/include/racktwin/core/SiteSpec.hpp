@@ -89,6 +89,10 @@ struct ChipSpec {
   double T_leakage_reference = 0.0;  // K
   double leakage_coefficient = 0.0;  // 1/K
   ColdPlateSpec cold_plate;
+  /// An air-cooled chip (RackTypeSpec::liquid_cooled false): its heat sink passes
+  /// (T_case - T_inlet) / R to the server's air, R = R_case_air_nominal (speed)^-0.8 at fan speed
+  /// `speed` (film conductance ~ air flow^0.8, as for the coils).
+  double R_case_air_nominal = 0.0;  // K/W at full fan speed
 };
 
 /// 80 PLUS style efficiency table: efficiency[i] at load_fraction[i] (output / rated).
@@ -130,6 +134,26 @@ struct RackTypeSpec {
   /// Air the servers' fans move through the rack at design (m3/s): the air a passive rear door
   /// sees. 0 when the data gives none.
   double air_V_flow = 0.0;
+  /// False for an air-cooled rack (HGX-class servers): its chips sit on heat sinks in the
+  /// servers' air, no coolant reaches it, and its server fans (below) follow inlet temperature
+  /// and load. compute_trays are then its servers, switch trays may be 0.
+  bool liquid_cooled = true;
+  /// Air-cooled servers' fans, per server (compute tray): electrical power at full speed, and
+  /// speed = clamp(speed_idle + speed_per_load u + speed_per_K (T_inlet - T_reference), min, 1)
+  /// with u the server's GPU power over their limits.
+  struct ServerFans {
+    double P_max = 0.0;          // W per server at full speed (the fan affinity law: P ~ speed^3)
+    double V_flow_max = 0.0;     // m3/s per server at full speed
+    double speed_min = 0.0;      // fraction
+    double speed_idle = 0.0;     // fraction at no load and the reference inlet
+    double speed_per_load = 0.0; // fraction per unit of GPU load
+    double speed_per_K = 0.0;    // fraction per K of inlet above the reference
+    double T_reference = 0.0;    // K
+  } fans;
+  /// ASHRAE thermal guideline class of its allowable inlet air (A1 15-32, A2 10-35, A3 5-40,
+  /// A4 5-45 degC); 0 for none (liquid-cooled racks). Time outside is reported.
+  int ashrae_class = 0;
+  double T_inlet_allowed_min = 0.0, T_inlet_allowed_max = 0.0;  // K, of that class
 };
 
 /// A coolant component a scenario attaches to a rack by the name of its kind (thermal's registry
@@ -364,6 +388,35 @@ struct RoomSpec {
   double crah_Q_flow_max = 0.0;          // W, capacity
   double heat_capacity = 0.0;            // J/K, air and light structure
   double crah_fan_power_fraction = 0.0;  // fan W per W removed
+  /// Share of the racks' intake that is hot-aisle air (recirculation, bypass): a rack's inlet is
+  /// T_supply_air + recirculation (T_room - T_supply_air).
+  double recirculation = 0.0;
+};
+
+/// The air side's plant: the CRAH units' coils on a chilled-water loop, chillers and a
+/// water-side economiser, a cooling tower on their condenser water (ChilledWaterPlant in
+/// thermal). Absent, the CRAH heat leaves the model with only the CRAH fans' power charged.
+struct AirPlantSpec {
+  bool present = false;
+  std::string type;                    // data name
+  double T_chw_supply = 0.0;           // K, chilled water to the CRAH coils
+  double dT_chw = 0.0;                 // K, design rise through the coils
+  double chw_pump_dp = 0.0;            // Pa, chilled-water pump head
+  double chw_pump_efficiency = 0.0;    // wire to water
+  int chillers = 0;                    // identical chillers, staged on load
+  double chiller_Q_flow_nominal = 0.0; // W each
+  double chiller_COP_reference = 0.0;  // full load at the reference temperatures
+  double T_chw_reference = 0.0;        // K, leaving chilled water of the reference point
+  double T_cw_reference = 0.0;         // K, entering condenser water of the reference point
+  double chiller_COP_max = 0.0;        // cap of the lift-scaled COP
+  double eir_plr[3] = {0.0, 0.0, 0.0}; // EIR(PLR) / EIR(1) = a + b PLR + c PLR^2
+  double chiller_PLR_min = 0.0;        // below: the chiller false-loads at this ratio
+  bool economiser = false;             // a plate exchanger from tower water to chilled water
+  double economiser_approach = 0.0;    // K, chilled water leaving it above tower water
+  double tower_approach = 0.0;         // K, tower water above the wet bulb
+  double tower_fan_power_fraction = 0.0;  // W of tower fans per W rejected
+  double cw_pump_power_fraction = 0.0;    // W of condenser-water pumps per W rejected
+  double cycles_of_concentration = 4.0;   // blow-down = evaporation / (cycles - 1)
 };
 
 struct TrainingJobSpec {
@@ -503,6 +556,7 @@ struct SiteSpec {
   CoolantSpec secondary_coolant;
   FacilityWaterSpec facility;
   RoomSpec room;
+  AirPlantSpec air_plant;
   AmbientSpec ambient;
   ElectricalSpec electrical;
   std::vector<CduSpec> cdus;
