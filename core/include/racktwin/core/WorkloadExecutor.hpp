@@ -1,6 +1,11 @@
 #pragma once
-// The workload executor: runs the scenario's synchronous training jobs in simulated time and
-// writes each chip's demanded power for every fast sub-step.
+// The workload executor: runs the scenario's jobs in simulated time and writes each chip's
+// demanded power for every fast sub-step.
+//
+// Every kind of job runs behind one interface (WorkloadJob.hpp: TrainingWorkload,
+// InferenceWorkload, ReplayWorkload) and is placed by one service (JobPlacement.hpp: named racks
+// or the scheduler's queue). The executor steps the jobs in a fixed order (training, inference,
+// replay, each in scenario order), sums what they add to each rack's loads and writes the demands.
 //
 // A training job runs on all GPUs of its racks while active, in [start, start + duration). Each
 // iteration is a compute phase then a communication phase, compute_duration and
@@ -77,19 +82,21 @@
 // idle.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
-#include <random>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "racktwin/core/InferenceJob.hpp"
-#include "racktwin/core/JobScheduler.hpp"
+#include "racktwin/core/InferenceWorkload.hpp"
+#include "racktwin/core/JobPlacement.hpp"
 #include "racktwin/core/Model.hpp"
-#include "racktwin/core/ReplayJob.hpp"
+#include "racktwin/core/ReplayWorkload.hpp"
 #include "racktwin/core/SiteSpec.hpp"
 #include "racktwin/core/SiteState.hpp"
+#include "racktwin/core/TrainingWorkload.hpp"
+#include "racktwin/core/WorkloadJob.hpp"
 
 namespace racktwin::core {
 
@@ -112,7 +119,12 @@ class WorkloadExecutor final : public Model {
   bool applyEvent(const EventSpec& event, SiteState& state) override;
   void visitState(StateArchive& archive, const SiteState& state) override;
 
-  std::size_t jobCount() const noexcept { return jobs_.size(); }
+  /// Every job of every kind, in the order they are stepped.
+  std::size_t workloadJobCount() const noexcept { return jobs_.size(); }
+  const WorkloadJob& workloadJob(std::size_t job) const;
+
+  /// Training jobs (the indices below count training jobs only).
+  std::size_t jobCount() const noexcept { return training_.size(); }
   const std::string& jobId(std::size_t job) const;
   /// Completed iterations of a job.
   std::uint64_t jobIterations(std::size_t job) const;
@@ -156,111 +168,15 @@ class WorkloadExecutor final : public Model {
   std::optional<double> meanQueueingDelay() const noexcept;
 
  private:
-  struct Job {
-    std::string id;
-    double start = 0.0;             // s (+inf while a scheduled job waits)
-    double end = 0.0;               // s
-    bool scheduled = false;         // placed by the scheduler
-    double submit = 0.0;            // s, scheduled jobs
-    double duration = 0.0;          // s
-    double compute_duration = 0.0;  // s at full speed
-    double period = 0.0;            // s at full speed, compute + communication
-    double compute_fraction = 0.0;
-    double communication_fraction = 0.0;
-    double checkpoint_fraction = 0.0;
-    double checkpoint_interval = 0.0;  // s, 0 = none
-    double checkpoint_duration = 0.0;  // s
-    std::uint32_t rack_begin = 0;      // racks of the job: job_racks_[rack_begin, rack_end)
-    std::uint32_t rack_end = 0;
-    // Run state.
-    double work = 0.0;             // s of full-speed work done in the current iteration
-    double iteration_start = 0.0;  // s, wall-clock start of the current iteration
-    double period_sum = 0.0;       // s, summed wall-clock periods of completed iterations
-    // Failures.
-    double mtbf = 0.0;     // s, 0 = none
-    double restart = 0.0;  // s
-    std::uint64_t seed = 0;
-    std::mt19937_64 rng;
-    double origin = 0.0;        // s, origin of the checkpoint schedule (start or last restart end)
-    double next_failure = 0.0;  // s, +inf when none
-    double restart_end = 0.0;   // s, restarting while time < restart_end
-    // Paused (PauseJob): restart_end is held at infinity; the restart's own end is kept here.
-    bool paused = false;
-    double restart_end_unpaused = 0.0;
-    double saved_iterations = 0.0;  // at the last completed checkpoint
-    double saved_period_sum = 0.0;
-    std::uint64_t failures = 0;
-    double uptime = 0.0;  // s
-    // Power loss: while a rack of the job is unpowered the job is held like a restart without
-    // end; power_restart is the restart it owes when power returns (0 when it had not started).
-    bool unpowered = false;
-    double power_restart = 0.0;  // s
-  };
-  /// Time a job spent in each phase within one interval, s.
-  struct Split {
-    double compute = 0.0;
-    double communication = 0.0;
-    double checkpoint = 0.0;
-  };
-  /// Per-rack chip powers, W.
-  struct RackPower {
-    double gpu_P_idle = 0.0;
-    double gpu_P_max = 0.0;
-    double gpu_P_throttled = 0.0;          // cap while throttled
-    double gpu_P_leakage = 0.0;            // W of leakage at the reference junction temperature
-    double gpu_T_leakage = 0.0;            // K, that reference
-    double gpu_leakage_coefficient = 0.0;  // 1/K
-    double cpu_P_idle = 0.0;
-    double cpu_P_busy = 0.0;
-    double switch_P_idle = 0.0;
-    double switch_P_busy = 0.0;
-    double air_P = 0.0;  // air-cooled tray loads of the whole rack
-  };
-
-  /// A training job's GPU power in each phase on one of its racks, W, without and with the
-  /// throttle cap.
-  struct PhasePowers {
-    double compute = 0.0, communication = 0.0, checkpoint = 0.0;
-    double compute_capped = 0.0, communication_capped = 0.0, checkpoint_capped = 0.0;
-  };
-
-  static double checkpointCycle(const Job& job, double time) noexcept;
-  /// Fills job_rack_P_ for the job's racks (when it is built, or placed by the scheduler).
-  void setPhasePowers(const Job& job) noexcept;
-  Split runJob(std::size_t j, double t0, double t1, double speed) noexcept;
-  void runSchedule(std::size_t j, double a, double b, double speed, Split& split) noexcept;
-  void drawFailure(Job& job, double from) noexcept;
-  /// A failure of job j now: back to its last completed checkpoint, no failure drawn until its
-  /// restart ends.
-  void failJob(std::size_t j) noexcept;
-  /// Whether every rack of job_racks_[begin, end) has power (SiteState::rack_powered).
-  bool racksPowered(std::uint32_t begin, std::uint32_t end, const SiteState& state) const noexcept;
-  /// A rack of job j lost power, seen at the sub-step boundary t: a failure if it was running.
-  void losePower(std::size_t j, double t) noexcept;
-  /// Every rack of the job has power again at the sub-step boundary t: its restart begins.
-  void restorePower(Job& job, double t) noexcept;
-  /// Whole racks for a scheduled job of `gpus` GPUs; throws std::invalid_argument (naming the
-  /// job) when the racks differ in GPU count or the GPUs do not fill whole racks of the site.
-  std::uint32_t scheduledRacks(const std::string& what, std::uint32_t gpus) const;
-  /// A scheduling event at `now`: starts the jobs the scheduler places.
+  /// Adds a job (built from its spec) and registers it with the placement service.
+  template <class Job, class... Args>
+  Job* addJob(std::vector<Job*>& list, Args&&... args);
+  /// Binds the jobs to their racks and their recorder views, grouped by kind.
+  void bindJobs();
+  /// Racks of a job; empty while a scheduled job has not started.
+  static std::span<const std::uint32_t> startedRacks(const WorkloadJob& job) noexcept;
+  /// A scheduling event at `now`: starts the jobs the placement service places.
   void runScheduler(double now) noexcept;
-  /// Writes a placed job's racks into job_racks_[begin, ...) (and a replay's GPU offsets).
-  void placeRacks(std::uint32_t q, std::uint32_t begin) noexcept;
-  /// Tells the scheduler whether rack r has a shut-down GPU (a change wakes it).
-  void noteRackShutdown(std::size_t r, const std::uint8_t* shutdown, std::size_t n) noexcept;
-  void noteRacksDown(const SiteState& state) noexcept;
-  std::vector<std::uint8_t> rack_shut_down_;  // per rack: a GPU of it is shut down
-  void train(std::size_t j, double t0, double t1, double speed, Split& split) noexcept;
-  Split phaseAt(const Job& job, double time) const noexcept;
-  /// Speed of the slowest GPU of racks job_racks_[begin, end), including a power cap below the
-  /// job's busy power `fraction` * P_max.
-  double slowestSpeed(std::uint32_t begin, std::uint32_t end, double fraction,
-                      const SiteState& state) noexcept;
-  /// Adds a sub-step's busy share of inference job i (0..1) to its racks.
-  void addInferenceToRacks(std::size_t i, double busy) noexcept;
-  /// Marks replay job i's racks as replayed for an active share (0..1) of the sub-step.
-  void addReplayToRacks(std::size_t i, double share) noexcept;
-  void clearRackSums() noexcept;
   /// Forgets what was written when `state` is not the SiteState written last.
   void checkTarget(const SiteState& state) noexcept;
   /// Compares the GPU inputs with the copy from the last sub-step and flags the racks whose
@@ -269,62 +185,33 @@ class WorkloadExecutor final : public Model {
   void writeReplayDemands(std::size_t r, SiteState& state) noexcept;
   void writeRackDemands(std::size_t r, double P_gpu, double P_gpu_capped,
                         SiteState& state) noexcept;
-  /// Adds a training job's phase times over a sub-step of length `span` to its racks.
-  void addToRacks(const Job& job, const Split& split, double span) noexcept;
-  /// Turns the per-rack phase shares of the sub-step into average demands, writing only what
-  /// changed.
+  /// Turns the per-rack loads of the sub-step into average demands, writing only what changed.
   void writeDemands(SiteState& state) noexcept;
 
   const SiteLayout& layout_;
-  std::vector<Job> jobs_;
-  // The queue of the scheduled jobs (none when no job asks for GPUs); scheduled_jobs_[q] is the
-  // job of the scheduler's request q.
-  enum class Kind : std::uint8_t { Training, Inference, Replay };
-  struct ScheduledJob {
-    Kind kind = Kind::Training;
-    std::uint32_t index = 0;  // in jobs_, inference_ or replay_
-    std::uint32_t order = 0;  // position in the scenario's workload list
-  };
-  std::optional<JobScheduler> scheduler_;
-  std::vector<ScheduledJob> scheduled_jobs_;
-  double next_schedule_ = 0.0;  // s, the scheduler's next event
-  bool racks_changed_ = false;  // a rack's state changed since the last scheduling event
-  double last_time_ = 0.0;      // s, end of the last sub-step
-  // Racks of an inference or replay job.
-  struct JobRacks {
-    std::string id;
-    std::uint32_t rack_begin = 0;  // job_racks_[rack_begin, rack_end)
-    std::uint32_t rack_end = 0;
-    bool scheduled = false;  // placed by the scheduler
-  };
-  using InferenceRacks = JobRacks;
-  using ReplayRacks = JobRacks;
-  std::vector<InferenceJob> inference_;
-  std::vector<InferenceRacks> inference_racks_;
-  std::vector<ReplayJob> replay_;
-  std::vector<ReplayRacks> replay_racks_;
-  // Per rack: the replay job driving it in the current sub-step (-1 none), the active share of
-  // that job in the sub-step (0..1), and the rack's first GPU's position in the job's GPUs (from
-  // job_rack_gpu_offset_, as a scheduled replay's racks are known only once placed).
-  std::vector<std::int32_t> rack_replay_;
-  std::vector<double> rack_replay_share_;
-  std::vector<std::uint32_t> rack_replay_offset_;
-  std::vector<std::uint32_t> job_racks_;
-  std::vector<std::uint32_t> job_rack_gpu_offset_;  // per entry of job_racks_ of a replay job
-  std::vector<PhasePowers> job_rack_P_;             // per entry of job_racks_ of a training job
-  std::vector<RackPower> rack_power_;
-  // Per-rack sums over the current sub-step as shares of it: job-busy share (0..1), and the
-  // share-weighted GPU powers in jobs without and with the throttle cap, W.
-  std::vector<double> rack_busy_;
-  std::vector<double> rack_gpu_P_;
-  std::vector<double> rack_gpu_P_capped_;
+  JobPlacement placement_;
+  std::vector<std::unique_ptr<WorkloadJob>> jobs_;  // in stepping order
+  std::vector<TrainingWorkload*> training_;
+  std::vector<InferenceWorkload*> inference_;
+  std::vector<ReplayWorkload*> replay_;
+  double last_time_ = 0.0;  // s, end of the last sub-step
 
-  // Recorder views: sized once in the constructor, never resized.
-  std::vector<double> job_iterations_;
-  std::vector<double> job_racks_held_;
-  double jobs_queued_ = 0.0;
+  std::vector<RackPower> rack_power_;
+  JobSite site_;
+  RackLoads loads_;
+  std::vector<const ReplayJob*> job_traces_;  // per job: its gpuTrace(), looked up once
+
+  // Recorder views: sized once in the constructor, never resized. Per kind of job, one block of
+  // its channels x its jobs.
+  struct KindViews {
+    std::string_view kind;
+    std::span<const JobChannel> channels;
+    std::vector<std::uint32_t> jobs;
+    std::size_t offset = 0;  // in job_views_
+  };
+  std::vector<KindViews> kinds_;
+  std::vector<double> job_views_;
   std::vector<double> gpu_P_demand_;
-  std::vector<double> inference_queue_, inference_in_service_, inference_tokens_per_s_;
   // Leakage excess per GPU and the junction temperature it was computed at: the temperature
   // changes once per thermal step, the demand every sub-step.
   std::vector<double> leak_T_, leak_P_;
