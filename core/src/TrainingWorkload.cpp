@@ -8,6 +8,7 @@
 #include <string>
 
 #include "racktwin/core/StateArchive.hpp"
+#include "racktwin/core/Summary.hpp"
 
 namespace racktwin::core {
 
@@ -71,6 +72,8 @@ TrainingWorkload::TrainingWorkload(const TrainingJobSpec& spec, std::uint64_t se
     rejectJob(spec.id, "failure MTBF and restart time must be non-negative numbers (0 = none)");
   }
   if (spec.racks.empty() && !scheduled()) rejectJob(spec.id, "names no rack");
+  tokens_per_iteration_ = spec.tokens_per_iteration;
+  flops_per_iteration_ = spec.flops_per_iteration;
   mtbf_ = spec.failure_mtbf;
   restart_ = spec.restart_duration;
   duration_ = spec.duration;
@@ -426,6 +429,23 @@ void TrainingWorkload::addToRacks(const Split& split, double span,
     loads.gpu_P_capped[r] += f_compute * P.compute_capped + f_communication * P.communication_capped
                              + f_checkpoint * P.checkpoint_capped;
   }
+}
+
+void TrainingWorkload::summarise(Summary& summary) const {
+  if (!(tokens_per_iteration_ > 0.0)) return;
+  const std::string k = "job_" + id() + "_";
+  const std::string j = "Job " + id() + ": ";
+  summary.add(SummaryItem{k + "iteration_compute_s", compute_duration_,
+                          j + "compute phase of an iteration (derived)", "s", 1.0, 0.0});
+  summary.add(SummaryItem{k + "iteration_communication_s", period_ - compute_duration_,
+                          j + "exposed communication and bubble of an iteration (derived)", "s",
+                          1.0, 0.0});
+  summary.add(SummaryItem{k + "checkpoint_s", checkpoint_duration_,
+                          j + "checkpoint write (derived)", "s", 1.0, 0.0});
+  summary.add(SummaryItem{k + "training_tokens", tokens_per_iteration_ * iterations_,
+                          j + "training tokens of the completed iterations", "", 1.0, 0.0});
+  summary.add(SummaryItem{k + "delivered_flops", flops_per_iteration_ * iterations_,
+                          j + "model FLOPs of the completed iterations", "FLOP", 1.0, 0.0});
 }
 
 void TrainingWorkload::visitState(StateArchive& a) {

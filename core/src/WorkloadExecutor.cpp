@@ -86,7 +86,11 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
     // (A job naming no rack or an unknown one gets one GPU here, and placement rejects it.)
     const std::uint32_t gpus =
         spec.gpus > 0 ? spec.gpus : std::max(namedGpus(spec.racks, layout), 1U);
-    addJob(inference_, spec, gpus, streamSeed(site.simulation.seed, 0, i));
+    if (spec.deployment) {
+      addJob(model_, spec, gpus, streamSeed(site.simulation.seed, 0, i));
+    } else {
+      addJob(inference_, spec, gpus, streamSeed(site.simulation.seed, 0, i));
+    }
   }
   for (const ReplayJobSpec& spec : site.replay_jobs)
     addJob(replay_, spec);
@@ -120,11 +124,14 @@ void WorkloadExecutor::bindJobs() {
   for (std::size_t j = 0; j < jobs_.size(); ++j) {
     job_traces_.push_back(jobs_[j]->gpuTrace());
     jobs_[j]->bind(placement_.racks(j), placement_.gpuOffsets(j), static_cast<std::int32_t>(j));
+    // Jobs whose kinds share a channel list record into one block.
     const std::string_view kind = jobs_[j]->kind();
-    auto found = std::find_if(kinds_.begin(), kinds_.end(),
-                              [&](const KindViews& k) { return k.kind == kind; });
+    const std::span<const JobChannel> channels = jobs_[j]->channels();
+    auto found = std::find_if(kinds_.begin(), kinds_.end(), [&](const KindViews& k) {
+      return k.channels.data() == channels.data() && k.kind == kind;
+    });
     if (found == kinds_.end()) {
-      kinds_.push_back(KindViews{kind, jobs_[j]->channels(), {}, 0});
+      kinds_.push_back(KindViews{kind, channels, {}, 0});
       found = kinds_.end() - 1;
     }
     found->jobs.push_back(static_cast<std::uint32_t>(j));
@@ -253,6 +260,8 @@ std::uint64_t WorkloadExecutor::requestsServed() const noexcept {
   std::uint64_t n = 0;
   for (const InferenceWorkload* job : inference_)
     n += job->server().requestsServed();
+  for (const ModelInferenceWorkload* job : model_)
+    n += job->server().requestsServed();
   return n;
 }
 
@@ -260,13 +269,65 @@ std::uint64_t WorkloadExecutor::tokensGenerated() const noexcept {
   std::uint64_t n = 0;
   for (const InferenceWorkload* job : inference_)
     n += job->server().tokensGenerated();
+  for (const ModelInferenceWorkload* job : model_)
+    n += job->server().tokensGenerated();
   return n;
+}
+
+const ModelServer& WorkloadExecutor::modelJob(std::size_t job) const {
+  RACKTWIN_ASSERT(job < model_.size(), "model job index out of range");
+  return model_[job]->server();
+}
+
+double WorkloadExecutor::trainingTokens() const noexcept {
+  double n = 0.0;
+  for (const TrainingWorkload* job : training_)
+    n += job->tokensPerIteration() * static_cast<double>(job->iterations());
+  return n;
+}
+
+double WorkloadExecutor::deliveredFlops() const noexcept {
+  double flops = 0.0;
+  for (const TrainingWorkload* job : training_)
+    flops += job->flopsPerIteration() * static_cast<double>(job->iterations());
+  for (const ModelInferenceWorkload* job : model_)
+    flops += job->server().flopsDone();
+  return flops;
+}
+
+void WorkloadExecutor::summariseWorkPerEnergy(Summary& summary) {
+  const auto get = [&](const std::string& key) -> std::optional<double> {
+    for (const SummaryItem& item : summary.items()) {
+      if (item.key == key) return item.value;
+    }
+    return std::nullopt;
+  };
+  const std::optional<double> tokens = get("tokens_generated");
+  const std::optional<double> training = get("training_tokens");
+  const std::optional<double> it = get("it_energy_J");
+  const std::optional<double> facility = get("facility_energy_J");
+  const auto per = [](std::optional<double> work, std::optional<double> energy, double scale) {
+    return work && energy && *energy > 0.0 && *work > 0.0
+               ? std::optional<double>(*work / (*energy / scale))
+               : std::nullopt;
+  };
+  constexpr double kJ_per_kWh = 3.6e6;
+  summary.add(SummaryItem{"inference_tokens_per_it_J", per(tokens, it, 1.0),
+                          "Inference tokens generated per joule of IT energy", "1/J", 1.0, 0.0});
+  summary.add(SummaryItem{"inference_tokens_per_facility_kWh", per(tokens, facility, kJ_per_kWh),
+                          "Inference tokens generated per facility kWh", "1/kWh", 1.0, 0.0});
+  summary.add(SummaryItem{"training_tokens_per_facility_kWh", per(training, facility, kJ_per_kWh),
+                          "Training tokens per facility kWh", "1/kWh", 1.0, 0.0});
 }
 
 std::optional<double> WorkloadExecutor::meanQueueingDelay() const noexcept {
   double delay = 0.0;
   std::uint64_t started = 0;
   for (const InferenceWorkload* job : inference_) {
+    delay += job->server().queueingDelaySum();
+    started += job->server().requestsStarted();
+  }
+  for (const ModelInferenceWorkload* job : model_) {
     delay += job->server().queueingDelaySum();
     started += job->server().requestsStarted();
   }
@@ -582,6 +643,24 @@ void WorkloadExecutor::summarise(Summary& summary) const {
                           "Tokens generated by inference", "", 1.0, 0.0});
   summary.add(SummaryItem{"mean_queueing_delay_s", meanQueueingDelay(),
                           "Mean inference queueing delay", "s", 1.0, 0.0});
+  if (!model_.empty() || trainingTokens() > 0.0) {
+    // Delivered work of the jobs derived from a model (docs/workloads.md).
+    std::uint64_t on_target = 0, prompt = 0;
+    for (const ModelInferenceWorkload* job : model_) {
+      on_target += job->server().requestsMeetingTarget();
+      prompt += job->server().promptTokensServed();
+    }
+    summary.add(SummaryItem{"prompt_tokens_served", static_cast<double>(prompt),
+                            "Prompt tokens processed by inference", "", 1.0, 0.0});
+    summary.add(SummaryItem{"requests_meeting_latency_target", static_cast<double>(on_target),
+                            "Inference requests within their TTFT and TPOT targets", "", 1.0,
+                            0.0});
+    summary.add(SummaryItem{"training_tokens", trainingTokens(),
+                            "Training tokens of the completed iterations", "", 1.0, 0.0});
+    summary.add(SummaryItem{"delivered_flops", deliveredFlops(),
+                            "Model FLOPs delivered by inference and training", "FLOP", 1.0,
+                            0.0});
+  }
   summary.add(SummaryItem{"jobs_completed", static_cast<double>(jobsCompleted()),
                           "Jobs run to their end", "", 1.0, 0.0});
   summary.add(SummaryItem{"jobs_queued_at_end", static_cast<double>(jobsQueued()),

@@ -33,6 +33,8 @@ class TrainingWorkload final : public WorkloadJob {
   void advance(const SubStep& step, const SiteState& state, const JobSite& site,
                RackLoads& loads) noexcept override;
   bool applyEvent(const EventSpec& event) override;
+  /// The derived iteration of a job built from a model (nothing for typed-in durations).
+  void summarise(Summary& summary) const override;
   void visitState(StateArchive& archive) override;
 
   std::uint64_t iterations() const noexcept { return static_cast<std::uint64_t>(iterations_); }
@@ -42,6 +44,9 @@ class TrainingWorkload final : public WorkloadJob {
   /// Running time (active, outside restarts), s.
   double uptime() const noexcept { return uptime_; }
   double submit() const noexcept { return submit_; }
+  /// Delivered work per iteration (0 when the durations were typed in without a model).
+  double tokensPerIteration() const noexcept { return tokens_per_iteration_; }
+  double flopsPerIteration() const noexcept { return flops_per_iteration_; }
 
  private:
   /// Time the job spent in each phase within one interval, s.
@@ -84,6 +89,7 @@ class TrainingWorkload final : public WorkloadJob {
   double restart_ = 0.0;              // s
   std::uint64_t seed_ = 0;
   double submit_ = 0.0;              // s (the start of a job naming racks)
+  double tokens_per_iteration_ = 0.0, flops_per_iteration_ = 0.0;
   std::vector<PhasePowers> rack_P_;  // per rack of the job
 
   // Run state.
