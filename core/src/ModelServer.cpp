@@ -94,7 +94,7 @@ void ModelServer::reset() {
   now_ = start_;
   arrived_ = dropped_ = started_ = served_ = on_target_ = 0;
   tokens_ = prompt_tokens_ = tokens_last_ = tpot_count_ = 0;
-  flops_ = delay_sum_ = ttft_sum_ = tpot_sum_ = 0.0;
+  flops_ = delay_sum_ = ttft_sum_ = tpot_sum_ = decoded_ = 0.0;
   ttft_hist_.clear();
   tpot_hist_.clear();
   arrivals_.reset(start_, end_);
@@ -190,6 +190,7 @@ void ModelServer::finishPrompt(double now) noexcept {
   prefill_.pop_back();
   prompt_context_sum_ = prefill_.empty() ? 0.0 : prompt_context_sum_ - p.context;
   prompt_tokens_ += p.context;
+  decoded_ += p.generated > 0 ? 1.0 : 0.0;  // the prompt's last chunk makes the first token
   const double ttft = now - p.arrival;
   ttft_sum_ += ttft;
   ttft_hist_.add(ttft);
@@ -260,6 +261,7 @@ ServerInterval ModelServer::run(double t0, double t1, double speed) noexcept {
       flops_ += r.flops * speed * span;
       prefill_clock_ += r.prompt * speed * span;
       decode_clock_ += r.decode * speed * span;
+      decoded_ += static_cast<double>(decode_.size()) * r.decode * speed * span;
     }
     pos = t_next;
     if (t_decode <= t_prompt && t_decode <= t_arrival && t_decode <= b) {
@@ -287,7 +289,7 @@ void ModelServer::visitState(StateArchive& a) {
   a.trivialResizable(decode_);
   a(prefill_clock_, decode_clock_, context_offset_, prompt_context_sum_, kv_reserved_, now_,
     arrived_, dropped_, started_, served_, on_target_, tokens_, prompt_tokens_, tokens_last_,
-    tpot_count_, flops_, delay_sum_, ttft_sum_, tpot_sum_);
+    tpot_count_, flops_, delay_sum_, ttft_sum_, tpot_sum_, decoded_);
   ttft_hist_.visitState(a);
   tpot_hist_.visitState(a);
 }

@@ -85,6 +85,9 @@ class ModelServer {
   std::uint64_t tokensGenerated() const noexcept { return tokens_; }
   std::uint64_t promptTokensServed() const noexcept { return prompt_tokens_; }
   std::uint64_t tokensLastRun() const noexcept { return tokens_last_; }
+  /// Output tokens produced so far, including those of requests still decoding (fluid), the
+  /// measure of throughput that does not wait for completions.
+  double tokensDecoded() const noexcept { return decoded_; }
   double flopsDone() const noexcept { return flops_; }
   std::size_t queueLength() const noexcept { return queue_size_; }
   std::size_t inPrefill() const noexcept { return prefill_.size(); }
@@ -144,7 +147,7 @@ class ModelServer {
   double now_ = 0.0;
   std::uint64_t arrived_ = 0, dropped_ = 0, started_ = 0, served_ = 0, on_target_ = 0;
   std::uint64_t tokens_ = 0, prompt_tokens_ = 0, tokens_last_ = 0, tpot_count_ = 0;
-  double flops_ = 0.0, delay_sum_ = 0.0, ttft_sum_ = 0.0, tpot_sum_ = 0.0;
+  double flops_ = 0.0, delay_sum_ = 0.0, ttft_sum_ = 0.0, tpot_sum_ = 0.0, decoded_ = 0.0;
   LatencyHistogram ttft_hist_, tpot_hist_;
 };
 
