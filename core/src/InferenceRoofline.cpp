@@ -73,6 +73,7 @@ InferenceRoofline::InferenceRoofline(const InferenceDeploymentSpec& d, const std
     expert_bytes_ = expert_weights * bytes;
     dense_bytes_ = (m.parameters - expert_weights) * bytes;
     expert_share_ = k / E;
+    log_miss_ = std::log1p(-expert_share_);
   } else {
     dense_bytes_ = weight_bytes_;
   }
@@ -107,7 +108,10 @@ InferenceRoofline::InferenceRoofline(const InferenceDeploymentSpec& d, const std
 
 double InferenceRoofline::weightBytesRead(double tokens) const noexcept {
   if (expert_bytes_ == 0.0) return weight_bytes_;
-  const double touched = tokens > 0.0 ? 1.0 - std::pow(1.0 - expert_share_, tokens) : 0.0;
+  // 1 - (1 - k/E)^n; past e^-40 (4e-18) it is 1 to the last bit, and pow is the server's
+  // costliest call at large batches.
+  const double exponent = tokens * log_miss_;
+  const double touched = !(tokens > 0.0) ? 0.0 : exponent < -40.0 ? 1.0 : -std::expm1(exponent);
   return dense_bytes_ + expert_bytes_ * touched;
 }
 

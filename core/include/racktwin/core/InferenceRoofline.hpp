@@ -72,6 +72,7 @@ class InferenceRoofline {
   double active_ = 0.0;
   double weight_bytes_ = 0.0, dense_bytes_ = 0.0, expert_bytes_ = 0.0;
   double expert_share_ = 0.0;  // k / E
+  double log_miss_ = 0.0;      // log(1 - k / E)
   double kv_bytes_ = 0.0, kv_capacity_ = 0.0;
   double attention_flops_ = 0.0;  // per token and context token
   double peak_w_ = 0.0, peak_a_ = 0.0;
