@@ -63,8 +63,8 @@ core::InferenceJobSpec inference(const std::vector<core::ComponentId>& racks, do
 
 /// DeepSeek-R1 on every GPU (replicas of 8 B300s) with Poisson arrivals of conversation-trace
 /// mean lengths (1,155 prompt, 211 output tokens).
-core::InferenceJobSpec modelInference(const std::vector<core::ComponentId>& racks,
-                                      double duration, double rate) {
+core::InferenceJobSpec modelInference(const std::vector<core::ComponentId>& racks, double duration,
+                                      double rate) {
   const std::string data = std::string(RACKTWIN_SOURCE_DIR) + "/data/";
   core::InferenceJobSpec job;
   job.id = "r1";

@@ -24,7 +24,6 @@ bool isPositive(double x) {
 /// Min-heap order on the finish time.
 constexpr auto kLaterFinish = [](const auto& a, const auto& b) { return a.finish > b.finish; };
 
-
 }  // namespace
 
 InferenceJob::InferenceJob(const InferenceJobSpec& spec, std::uint32_t gpus, std::uint64_t seed)
@@ -50,7 +49,8 @@ InferenceJob::InferenceJob(const InferenceJobSpec& spec, std::uint32_t gpus, std
   const double slots_per_gpu = static_cast<double>(max_batch_) / static_cast<double>(gpus);
   prefill_ = spec.prefill_tokens_per_s_per_gpu / slots_per_gpu;
   decode_ = spec.decode_tokens_per_s_per_gpu / slots_per_gpu;
-  queue_.resize(std::max<std::size_t>(arrivals_.traceSize() == 0 ? 1024 : arrivals_.traceSize(), 1));
+  queue_.resize(
+      std::max<std::size_t>(arrivals_.traceSize() == 0 ? 1024 : arrivals_.traceSize(), 1));
   slots_.reserve(max_batch_);
   reset();
 }

@@ -97,8 +97,8 @@ InferenceRoofline::InferenceRoofline(const InferenceDeploymentSpec& d, const std
     // All-to-all dispatch and combine of each token's k expert inputs (FP8), tokens spread over
     // the replica's GPUs (attention data parallel).
     const double ep = d.expert_parallel;
-    collective_bytes_per_token_ = m.layers * 2.0 * m.experts_per_token * hidden * 1.0
-                                  * (ep - 1.0) / ep / static_cast<double>(gpus_);
+    collective_bytes_per_token_ = m.layers * 2.0 * m.experts_per_token * hidden * 1.0 * (ep - 1.0)
+                                  / ep / static_cast<double>(gpus_);
   } else if (d.tensor_parallel > 1) {
     // Two ring all-reduces of the BF16 activations per layer, every token on every rank.
     const double tp = d.tensor_parallel;

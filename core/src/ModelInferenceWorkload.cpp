@@ -15,8 +15,8 @@ namespace {
 
 enum Channel : std::size_t { kQueue, kDecoding, kTokensPerSecond, kBusy };
 constexpr std::array<JobChannel, 4> kChannels{{
-    {"model_job", "queue_length", "1",
-     "Requests waiting for admission at the end of the sub-step", Aggregation::Sample},
+    {"model_job", "queue_length", "1", "Requests waiting for admission at the end of the sub-step",
+     Aggregation::Sample},
     {"model_job", "decoding", "1", "Requests decoding at the end of the sub-step",
      Aggregation::Sample},
     {"model_job", "tokens_per_s", "1/s",
@@ -91,7 +91,8 @@ void ModelInferenceWorkload::advance(const SubStep& step, const SiteState& state
     double P = 0.0;
     if (share > 0.0) {
       P = p.gpu_P_idle + u_c * above(a.compute_power_fraction, p)
-          + u_m * above(a.memory_power_fraction, p) + u_n * above(a.communication_power_fraction, p);
+          + u_m * above(a.memory_power_fraction, p)
+          + u_n * above(a.communication_power_fraction, p);
       P = std::min(P, p.gpu_P_max);
       loads.add(r, share, P, p.gpuPowerCapped(P));
     }
@@ -114,8 +115,7 @@ void ModelInferenceWorkload::summarise(Summary& summary) const {
   summary.add(SummaryItem{k + "requests_served", n(s.requestsServed()), j + "requests served", "",
                           1.0, 0.0});
   summary.add(SummaryItem{k + "requests_dropped", n(s.requestsDropped()),
-                          j + "requests longer than a replica's KV cache (dropped)", "", 1.0,
-                          0.0});
+                          j + "requests longer than a replica's KV cache (dropped)", "", 1.0, 0.0});
   summary.add(SummaryItem{k + "requests_meeting_latency_target", n(s.requestsMeetingTarget()),
                           j + "requests served within the TTFT and TPOT targets", "", 1.0, 0.0});
   summary.add(SummaryItem{k + "prompt_tokens", n(s.promptTokensServed()),
@@ -125,30 +125,30 @@ void ModelInferenceWorkload::summarise(Summary& summary) const {
   summary.add(SummaryItem{k + "ttft_mean_s", mean(s.ttftSum(), first_tokens),
                           j + "mean time to first token", "s", 1.0, 0.0});
   summary.add(SummaryItem{k + "ttft_p99_s", quantile(s.ttft(), 0.99),
-                          j + "99th percentile time to first token (histogram bin edge)", "s",
-                          1.0, 0.0});
+                          j + "99th percentile time to first token (histogram bin edge)", "s", 1.0,
+                          0.0});
   summary.add(SummaryItem{k + "tpot_mean_s", mean(s.tpotSum(), s.tpotCount()),
                           j + "mean time per output token", "s", 1.0, 0.0});
   summary.add(SummaryItem{k + "tpot_p99_s", quantile(s.tpot(), 0.99),
                           j + "99th percentile time per output token (histogram bin edge)", "s",
                           1.0, 0.0});
-  summary.add(SummaryItem{k + "queueing_delay_mean_s", mean(s.queueingDelaySum(),
-                                                             s.requestsStarted()),
+  summary.add(SummaryItem{k + "queueing_delay_mean_s",
+                          mean(s.queueingDelaySum(), s.requestsStarted()),
                           j + "mean wait for admission", "s", 1.0, 0.0});
-  summary.add(SummaryItem{k + "delivered_flops", s.flopsDone(), j + "model FLOPs delivered",
-                          "FLOP", 1.0, 0.0});
+  summary.add(SummaryItem{k + "delivered_flops", s.flopsDone(), j + "model FLOPs delivered", "FLOP",
+                          1.0, 0.0});
   const double peak = s.roofline().replicaPeakFlops() * s.replicas() * active_time_;
-  summary.add(SummaryItem{
-      k + "flops_share_of_peak",
-      peak > 0.0 ? std::optional<double>(s.flopsDone() / peak) : std::nullopt,
-      j + "delivered FLOPs over the dense peak of its GPUs while it ran", "", 1.0, 0.0});
-  summary.add(SummaryItem{k + "gpu_energy_J", gpu_energy_,
-                          j + "GPU energy demanded while it ran", "J", 1.0, 0.0});
-  summary.add(SummaryItem{
-      k + "tokens_per_gpu_J",
-      gpu_energy_ > 0.0 ? std::optional<double>(n(s.tokensGenerated()) / gpu_energy_)
-                        : std::nullopt,
-      j + "generated tokens per joule of GPU energy", "1/J", 1.0, 0.0});
+  summary.add(SummaryItem{k + "flops_share_of_peak",
+                          peak > 0.0 ? std::optional<double>(s.flopsDone() / peak) : std::nullopt,
+                          j + "delivered FLOPs over the dense peak of its GPUs while it ran", "",
+                          1.0, 0.0});
+  summary.add(SummaryItem{k + "gpu_energy_J", gpu_energy_, j + "GPU energy demanded while it ran",
+                          "J", 1.0, 0.0});
+  summary.add(SummaryItem{k + "tokens_per_gpu_J",
+                          gpu_energy_ > 0.0
+                              ? std::optional<double>(n(s.tokensGenerated()) / gpu_energy_)
+                              : std::nullopt,
+                          j + "generated tokens per joule of GPU energy", "1/J", 1.0, 0.0});
 }
 
 void ModelInferenceWorkload::visitState(StateArchive& archive) {

@@ -80,7 +80,8 @@ ModelServer::ModelServer(const InferenceJobSpec& spec, std::uint32_t gpus, std::
   kv_capacity_ = replica_kv_ * replicas_;
   const auto slots = static_cast<std::size_t>(replicas_)
                      * static_cast<std::size_t>(roofline_.deployment().max_batch);
-  queue_.resize(std::max<std::size_t>(arrivals_.traceSize() == 0 ? 4096 : arrivals_.traceSize(), 1));
+  queue_.resize(
+      std::max<std::size_t>(arrivals_.traceSize() == 0 ? 4096 : arrivals_.traceSize(), 1));
   prefill_.reserve(static_cast<std::size_t>(replicas_));
   decode_.reserve(slots);
   reset();

@@ -653,13 +653,11 @@ void WorkloadExecutor::summarise(Summary& summary) const {
     summary.add(SummaryItem{"prompt_tokens_served", static_cast<double>(prompt),
                             "Prompt tokens processed by inference", "", 1.0, 0.0});
     summary.add(SummaryItem{"requests_meeting_latency_target", static_cast<double>(on_target),
-                            "Inference requests within their TTFT and TPOT targets", "", 1.0,
-                            0.0});
+                            "Inference requests within their TTFT and TPOT targets", "", 1.0, 0.0});
     summary.add(SummaryItem{"training_tokens", trainingTokens(),
                             "Training tokens of the completed iterations", "", 1.0, 0.0});
     summary.add(SummaryItem{"delivered_flops", deliveredFlops(),
-                            "Model FLOPs delivered by inference and training", "FLOP", 1.0,
-                            0.0});
+                            "Model FLOPs delivered by inference and training", "FLOP", 1.0, 0.0});
   }
   summary.add(SummaryItem{"jobs_completed", static_cast<double>(jobsCompleted()),
                           "Jobs run to their end", "", 1.0, 0.0});

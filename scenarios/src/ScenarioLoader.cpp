@@ -1678,8 +1678,7 @@ void readWorkload(const MapReader& r, core::SiteSpec& site, IdRegistry& ids,
       h = Held{job.id, job.start, job.start + job.duration, job.racks};
       site.jobs.push_back(std::move(job));
     } else if (type == "inference") {
-      core::InferenceJobSpec job =
-          readInference(m, site.simulation, site.racks, ids, data_root);
+      core::InferenceJobSpec job = readInference(m, site.simulation, site.racks, ids, data_root);
       job.order = order;
       h = Held{job.id, job.start, job.start + job.duration, job.racks};
       site.inference_jobs.push_back(std::move(job));

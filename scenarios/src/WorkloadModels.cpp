@@ -29,8 +29,8 @@ double ranged(const MapReader& m, std::string_view key, double lo, double hi, do
   }
   if (v < elo || v > ehi) {
     const core::SourceLocation at = m.whereValue(key);
-    addWarning(at.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.column)
-                   + ": key '" + m.keyPath(key) + "'",
+    addWarning(at.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) + ": key '"
+                   + m.keyPath(key) + "'",
                formatNumber(v) + " is outside [" + formatNumber(elo) + ", " + formatNumber(ehi)
                    + "]: " + why);
   }
@@ -90,8 +90,8 @@ core::AcceleratorSpec readAcceleratorFile(const fs::path& file, const std::strin
       doc, {"racktwin_data", "kind", "description", "fp4_dense_PFLOP_per_s",
             "fp8_dense_PFLOP_per_s", "bf16_dense_PFLOP_per_s", "hbm_bandwidth_TB_per_s",
             "hbm_capacity_GB", "nvlink_bandwidth_GB_per_s", "scale_out_bandwidth_Gb_per_s",
-            "compute_efficiency", "memory_efficiency", "network_efficiency",
-            "compute_power", "memory_power", "communication_power"});
+            "compute_efficiency", "memory_efficiency", "network_efficiency", "compute_power",
+            "memory_power", "communication_power"});
   readHeader(r, "accelerator");
   core::AcceleratorSpec a;
   a.type = type;
@@ -121,18 +121,18 @@ core::LanguageModelSpec readModelFile(const fs::path& file, const std::string& t
                                       const std::string& accelerator, double* efficiency) {
   const YamlDocument doc = parseYaml(readFileBytes(file.string()), file.string());
   const MapReader r = MapReader::root(
-      doc, {"racktwin_data", "kind", "description", "parameters_billions",
-            "active_parameters_billions", "layers",
-            "hidden_size", "attention_heads", "qk_head_dim", "v_head_dim",
-            "kv_cache_elements_per_token", "experts", "experts_per_token",
-            "calibration"});
+      doc,
+      {"racktwin_data", "kind", "description", "parameters_billions", "active_parameters_billions",
+       "layers", "hidden_size", "attention_heads", "qk_head_dim", "v_head_dim",
+       "kv_cache_elements_per_token", "experts", "experts_per_token", "calibration"});
   readHeader(r, "language_model");
   core::LanguageModelSpec m;
   m.type = type;
   const std::string size = "outside the models this data describes (0.1B to 10T parameters)";
   m.parameters = 1e9 * ranged(r, "parameters_billions", 1e-3, 1e5, 0.1, 1e4, size);
-  m.active_parameters = 1e9 * rangedOr(r, "active_parameters_billions", m.parameters / 1e9, 1e-3,
-                                       m.parameters / 1e9, 0.1, m.parameters / 1e9, size);
+  m.active_parameters = 1e9
+                        * rangedOr(r, "active_parameters_billions", m.parameters / 1e9, 1e-3,
+                                   m.parameters / 1e9, 0.1, m.parameters / 1e9, size);
   m.layers = r.integer("layers", 1, 10'000);
   m.hidden_size = r.integer("hidden_size", 1, 1'000'000);
   m.attention_heads = r.integer("attention_heads", 1, 10'000);
@@ -142,7 +142,8 @@ core::LanguageModelSpec readModelFile(const fs::path& file, const std::string& t
                                    "a transformer caches 1e3-1e7 elements per token");
   m.experts = integerOr(r, "experts", 0, 0, 100'000);
   m.experts_per_token = integerOr(r, "experts_per_token", 0, 0, 100'000);
-  if ((m.experts > 0) != (m.experts_per_token > 0) || m.experts_per_token >= std::max(m.experts, 1)) {
+  if ((m.experts > 0) != (m.experts_per_token > 0)
+      || m.experts_per_token >= std::max(m.experts, 1)) {
     if (m.experts > 0 || m.experts_per_token > 0) {
       r.fail("experts_per_token", "a mixture of experts needs experts > experts_per_token > 0");
     }
@@ -170,7 +171,8 @@ void readInferenceModel(const MapReader& job, const fs::path& root, core::Infere
                 "expert_parallel", "pipeline_parallel", "max_batch", "max_batch_tokens",
                 "memory_for_kv_cache", "serving_efficiency", "ttft_target", "tpot_target"});
   core::InferenceDeploymentSpec d;
-  const std::string accelerator = m.string("accelerator", "an accelerator type (data/accelerators)");
+  const std::string accelerator =
+      m.string("accelerator", "an accelerator type (data/accelerators)");
   d.accelerator = readAcceleratorFile(
       dataFile(m, "accelerator", root, "accelerators", accelerator, "accelerator type"),
       accelerator);
@@ -185,8 +187,9 @@ void readInferenceModel(const MapReader& job, const fs::path& root, core::Infere
   d.expert_parallel = integerOr(m, "expert_parallel", 1, 1, 72);
   d.pipeline_parallel = integerOr(m, "pipeline_parallel", 1, 1, 72);
   if (d.tensor_parallel * d.pipeline_parallel > 72) {
-    m.fail("pipeline_parallel", "a replica (tensor x pipeline parallel GPUs) must fit one NVL72 "
-                                "domain of 72 GPUs");
+    m.fail("pipeline_parallel",
+           "a replica (tensor x pipeline parallel GPUs) must fit one NVL72 "
+           "domain of 72 GPUs");
   }
   d.max_batch = integerOr(m, "max_batch", 256, 1, 1'000'000);
   d.max_batch_tokens = integerOr(m, "max_batch_tokens", 8192, 1, 100'000'000);
@@ -223,8 +226,9 @@ void readLoadShaping(const MapReader& job, core::InferenceJobSpec& spec) {
   const int repeat = integerOr(l, "repeat", 1, 1, 100'000);
   l.finish();
   if (spec.trace.empty()) {
-    job.fail("load", "load shaping scales and repeats a request trace; give trace, or scale "
-                     "arrivals.rate_per_s directly");
+    job.fail("load",
+             "load shaping scales and repeats a request trace; give trace, or scale "
+             "arrivals.rate_per_s directly");
   }
   // Times divided by k (k times the rate); the trace repeated end to end, each copy starting one
   // mean inter-arrival time after the last request of the one before.
@@ -240,8 +244,8 @@ void readLoadShaping(const MapReader& job, core::InferenceJobSpec& spec) {
   for (int c = 0; c < repeat; ++c) {
     const double offset = c * (span + gap);
     for (const core::InferenceRequest& q : spec.trace)
-      out.push_back(core::InferenceRequest{offset + q.time / k, q.context_tokens,
-                                           q.generated_tokens});
+      out.push_back(
+          core::InferenceRequest{offset + q.time / k, q.context_tokens, q.generated_tokens});
   }
   spec.trace = std::move(out);
 }
@@ -269,11 +273,11 @@ TrainingIteration trainingIteration(const core::TrainingModelSpec& t, std::uint3
       pp > 1.0 ? 2.0 * tokens_per_replica * m.hidden_size * 2.0 / tp : 0.0;
   // Data parallel: reduce-scatter and all-gather of the BF16 gradients of the GPU's shard,
   // 2 (dp - 1) / dp of it, over the scale-out network.
-  it.data_bytes =
-      dp > 1.0 ? 2.0 * (dp - 1.0) / dp * m.parameters / (tp * pp) * 2.0 : 0.0;
+  it.data_bytes = dp > 1.0 ? 2.0 * (dp - 1.0) / dp * m.parameters / (tp * pp) * 2.0 : 0.0;
   const double nvlink = a.nvlink_bandwidth * a.network_efficiency;
   const double scale_out = a.scale_out_bandwidth * a.network_efficiency;
-  const double collectives = (it.tensor_bytes + pipeline_bytes) / nvlink + it.data_bytes / scale_out;
+  const double collectives =
+      (it.tensor_bytes + pipeline_bytes) / nvlink + it.data_bytes / scale_out;
   // Pipeline bubble: (pp - 1) of the (microbatches + pp - 1) slots idle (GPipe / 1F1B).
   const double microbatches = std::max(tokens_per_replica / t.sequence_length, 1.0);
   const double bubble = it.compute * (pp - 1.0) / microbatches;
@@ -302,12 +306,13 @@ void readDerivedTraining(const MapReader& job, const fs::path& root, std::uint32
         cp->quantity("power", Dimension::Dimensionless, Check::Fraction);
     cp->finish();
   }
-  const MapReader m = job.map(
-      "model", {"type", "accelerator", "format", "tokens_per_iteration", "sequence_length", "mfu",
-                "tensor_parallel", "pipeline_parallel", "communication_overlap",
-                "storage_bandwidth_GB_per_s"});
+  const MapReader m =
+      job.map("model", {"type", "accelerator", "format", "tokens_per_iteration", "sequence_length",
+                        "mfu", "tensor_parallel", "pipeline_parallel", "communication_overlap",
+                        "storage_bandwidth_GB_per_s"});
   core::TrainingModelSpec t;
-  const std::string accelerator = m.string("accelerator", "an accelerator type (data/accelerators)");
+  const std::string accelerator =
+      m.string("accelerator", "an accelerator type (data/accelerators)");
   t.accelerator = readAcceleratorFile(
       dataFile(m, "accelerator", root, "accelerators", accelerator, "accelerator type"),
       accelerator);
@@ -327,7 +332,8 @@ void readDerivedTraining(const MapReader& job, const fs::path& root, std::uint32
   t.communication_overlap = rangedOr(m, "communication_overlap", 0.0, 0.0, 1.0, 0.0, 0.95,
                                      "collectives are never fully hidden");
   t.storage_bandwidth = m.has("storage_bandwidth_GB_per_s")
-                            ? 1e9 * ranged(m, "storage_bandwidth_GB_per_s", 1e-3, 1e6, 1.0, 1e4,
+                            ? 1e9
+                                  * ranged(m, "storage_bandwidth_GB_per_s", 1e-3, 1e6, 1.0, 1e4,
                                            "parallel file systems write 1 GB/s to 10 TB/s")
                             : 0.0;
   const auto group = static_cast<std::uint32_t>(t.tensor_parallel * t.pipeline_parallel);

@@ -13,7 +13,6 @@
 
 using namespace racktwin;
 
-
 namespace {
 
 std::string dataPath(const std::string& rel) {
@@ -168,9 +167,9 @@ TEST_CASE("The calibrated server reproduces MLPerf Inference v5.1 Offline per GP
   };
   for (const Case& c : cases) {
     INFO(c.model << " on " << c.accelerator);
-    const double model = offlineThroughput(
-        deployment(c.model, c.accelerator, c.tp, c.ep, c.batch, c.tokens, c.pp), 72,
-        c.output > 1000 ? 200000 : 60000, c.prompt, c.output);
+    const double model =
+        offlineThroughput(deployment(c.model, c.accelerator, c.tp, c.ep, c.batch, c.tokens, c.pp),
+                          72, c.output > 1000 ? 200000 : 60000, c.prompt, c.output);
     CHECK(model == Approx(c.mlperf).epsilon(0.25));
   }
 }
@@ -257,6 +256,5 @@ TEST_CASE("Requests longer than a replica's KV cache are dropped, the rest admit
 TEST_CASE("A deployment whose weights do not fit its GPUs is refused", "[workload]") {
   // 405B in NVFP4 is 228 GB: more than one B200's 186 GB.
   const core::InferenceDeploymentSpec d = deployment("llama-3.1-405b", "b200", 1, 1, 256, 8192);
-  CHECK_THROWS_WITH(core::InferenceRoofline(d, "job 'x'"),
-                    Catch::Matchers::Contains("do not fit"));
+  CHECK_THROWS_WITH(core::InferenceRoofline(d, "job 'x'"), Catch::Matchers::Contains("do not fit"));
 }

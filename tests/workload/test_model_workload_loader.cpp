@@ -13,7 +13,6 @@
 
 using namespace racktwin;
 
-
 namespace {
 
 const std::string kR1 = std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/inference-deepseek-r1.yaml";
@@ -28,7 +27,7 @@ std::string text(const std::string& path) {
 
 core::SiteSpec load(const std::string& yaml, const std::string& path) {
   return scenarios::loadScenarioFromString(yaml, path, std::string(RACKTWIN_SOURCE_DIR) + "/data",
-                                          {}, scenarios::OutsidePaths::Allowed);
+                                           {}, scenarios::OutsidePaths::Allowed);
 }
 
 /// The scenario at `path` with `from` replaced by `to` (which must occur).
@@ -66,7 +65,7 @@ TEST_CASE("The DeepSeek-R1 scenario loads its model, accelerator and scaled trac
   // NVLink 5: 1.8 TB/s per GPU both ways together, 0.9 TB/s each way.
   CHECK(job.deployment->accelerator.nvlink_bandwidth == Approx(0.9e12));
   CHECK(job.deployment->accelerator.scale_out_bandwidth == Approx(100e9));  // 800 Gb/s
-  CHECK(job.deployment->serving_efficiency == Approx(0.205));  // calibration on b300
+  CHECK(job.deployment->serving_efficiency == Approx(0.205));               // calibration on b300
   // The trace: 19,366 requests, scaled 400 x and repeated 71 times.
   CHECK(job.trace.size() == 19366u * 71u);
   const double last = 3501.7219 / 400.0;  // s: 19:14:08.40 - 18:15:46.68, the last request
@@ -76,8 +75,10 @@ TEST_CASE("The DeepSeek-R1 scenario loads its model, accelerator and scaled trac
 }
 
 TEST_CASE("Load shaping divides a trace's times by the rate scale and repeats it", "[workload]") {
-  core::SiteSpec base = load(edited(kR1, "load: {rate_scale: 400, repeat: 71}", "load: {rate_scale: 1}"), kR1);
-  core::SiteSpec twice = load(edited(kR1, "load: {rate_scale: 400, repeat: 71}", "load: {rate_scale: 2, repeat: 2}"), kR1);
+  core::SiteSpec base =
+      load(edited(kR1, "load: {rate_scale: 400, repeat: 71}", "load: {rate_scale: 1}"), kR1);
+  core::SiteSpec twice = load(
+      edited(kR1, "load: {rate_scale: 400, repeat: 71}", "load: {rate_scale: 2, repeat: 2}"), kR1);
   const auto& a = base.inference_jobs[0].trace;
   const auto& b = twice.inference_jobs[0].trace;
   REQUIRE(b.size() == 2 * a.size());
@@ -110,8 +111,7 @@ TEST_CASE("Model keys report their file, line and key", "[workload]") {
 }
 
 TEST_CASE("An unusual model value loads with a warning", "[workload]") {
-  const core::SiteSpec site =
-      load(edited(k405, "mfu: 0.40", "mfu: 0.85"), k405);
+  const core::SiteSpec site = load(edited(k405, "mfu: 0.40", "mfu: 0.85"), k405);
   REQUIRE(site.input_warnings.size() == 1);
   CHECK(site.input_warnings[0].find("workload[0].model.mfu") != std::string::npos);
 }

@@ -33,7 +33,7 @@ namespace racktwin::core {
 
 /// One iteration of a replica.
 struct IterationTime {
-  double seconds = 0.0;  // at full clock speed
+  double seconds = 0.0;                               // at full clock speed
   double compute = 0.0, memory = 0.0, network = 0.0;  // s, the three terms
   double flops = 0.0;                                 // model FLOPs done (all GPUs)
   double computeUtilisation() const noexcept { return seconds > 0.0 ? compute / seconds : 0.0; }
@@ -77,7 +77,7 @@ class InferenceRoofline {
   double attention_flops_ = 0.0;  // per token and context token
   double peak_w_ = 0.0, peak_a_ = 0.0;
   double compute_rate_ = 0.0, memory_rate_ = 0.0, network_rate_ = 0.0;  // replica, achieved
-  double collective_bytes_per_token_ = 0.0;  // per GPU
+  double collective_bytes_per_token_ = 0.0;                             // per GPU
 };
 
 /// Dense peak FLOP/s of an accelerator in a number format.

@@ -54,9 +54,9 @@ class LatencyHistogram {
 
 /// Integrals of one run() over its interval.
 struct ServerInterval {
-  double busy = 0.0;                    // s of the job's GPUs in use (share-weighted)
-  double compute = 0.0, memory = 0.0;   // s, utilisation integrals
-  double network = 0.0;                 // s
+  double busy = 0.0;                   // s of the job's GPUs in use (share-weighted)
+  double compute = 0.0, memory = 0.0;  // s, utilisation integrals
+  double network = 0.0;                // s
 };
 
 class ModelServer {
@@ -137,11 +137,11 @@ class ModelServer {
 
   std::vector<Waiting> queue_;  // ring buffer
   std::size_t queue_head_ = 0, queue_size_ = 0;
-  std::vector<Prompt> prefill_;     // min-heap on finish, at most R
-  std::vector<Decoding> decode_;    // min-heap on finish, at most R max_batch
-  double prefill_clock_ = 0.0;      // prompt tokens done by each prompt in progress
-  double decode_clock_ = 0.0;       // tokens decoded by each decoding request
-  double context_offset_ = 0.0;     // sum over decoding requests of (context - start)
+  std::vector<Prompt> prefill_;      // min-heap on finish, at most R
+  std::vector<Decoding> decode_;     // min-heap on finish, at most R max_batch
+  double prefill_clock_ = 0.0;       // prompt tokens done by each prompt in progress
+  double decode_clock_ = 0.0;        // tokens decoded by each decoding request
+  double context_offset_ = 0.0;      // sum over decoding requests of (context - start)
   double prompt_context_sum_ = 0.0;  // contexts of the prompts in progress
   double kv_reserved_ = 0.0;         // tokens
   double now_ = 0.0;

@@ -387,8 +387,8 @@ struct InferenceDeploymentSpec {
   int tensor_parallel = 1;
   int expert_parallel = 1;  // divides tensor_parallel x pipeline_parallel
   int pipeline_parallel = 1;
-  int max_batch = 256;           // requests decoding at once per replica
-  int max_batch_tokens = 8192;   // tokens per iteration per replica (decode + prefill chunk)
+  int max_batch = 256;               // requests decoding at once per replica
+  int max_batch_tokens = 8192;       // tokens per iteration per replica (decode + prefill chunk)
   double memory_for_kv_cache = 0.9;  // share of HBM left after weights that holds the KV cache
   /// Achieved share of the roofline for this model on this accelerator with its serving stack
   /// (scheduling, kernels, imbalance): calibrated against published results (docs/workloads.md).

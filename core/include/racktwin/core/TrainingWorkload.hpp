@@ -88,7 +88,7 @@ class TrainingWorkload final : public WorkloadJob {
   double mtbf_ = 0.0;                 // s, 0 = none
   double restart_ = 0.0;              // s
   std::uint64_t seed_ = 0;
-  double submit_ = 0.0;              // s (the start of a job naming racks)
+  double submit_ = 0.0;  // s (the start of a job naming racks)
   double tokens_per_iteration_ = 0.0, flops_per_iteration_ = 0.0;
   std::vector<PhasePowers> rack_P_;  // per rack of the job
 

@@ -91,8 +91,8 @@
 
 #include "racktwin/core/InferenceWorkload.hpp"
 #include "racktwin/core/JobPlacement.hpp"
-#include "racktwin/core/ModelInferenceWorkload.hpp"
 #include "racktwin/core/Model.hpp"
+#include "racktwin/core/ModelInferenceWorkload.hpp"
 #include "racktwin/core/ReplayWorkload.hpp"
 #include "racktwin/core/SiteSpec.hpp"
 #include "racktwin/core/SiteState.hpp"
