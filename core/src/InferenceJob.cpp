@@ -49,15 +49,13 @@ InferenceJob::InferenceJob(const InferenceJobSpec& spec, std::uint32_t gpus, std
   const double slots_per_gpu = static_cast<double>(max_batch_) / static_cast<double>(gpus);
   prefill_ = spec.prefill_tokens_per_s_per_gpu / slots_per_gpu;
   decode_ = spec.decode_tokens_per_s_per_gpu / slots_per_gpu;
-  queue_.resize(
-      std::max<std::size_t>(arrivals_.traceSize() == 0 ? 1024 : arrivals_.traceSize(), 1));
+  queue_.reserve(arrivals_.traceSize() == 0 ? 1024 : arrivals_.traceSize());
   slots_.reserve(max_batch_);
   reset();
 }
 
 void InferenceJob::reset() {
-  queue_head_ = 0;
-  queue_size_ = 0;
+  queue_.clear();
   slots_.clear();
   clock_ = 0.0;
   now_ = start_;
@@ -77,35 +75,21 @@ double InferenceJob::serviceWork(std::uint32_t context, std::uint32_t generated)
   return static_cast<double>(context) / prefill_ + static_cast<double>(generated) / decode_;
 }
 
-void InferenceJob::push(const Request& r) {
-  if (queue_size_ == queue_.size()) {
-    // Longer than any queue so far: double the ring (amortised; never in steady state).
-    std::vector<Request> bigger(queue_.size() * 2);
-    for (std::size_t k = 0; k < queue_size_; ++k)
-      bigger[k] = queue_[(queue_head_ + k) % queue_.size()];
-    queue_.swap(bigger);
-    queue_head_ = 0;
-  }
-  queue_[(queue_head_ + queue_size_) % queue_.size()] = r;
-  ++queue_size_;
-}
-
 void InferenceJob::enqueueArrival() noexcept {
   Request r;
   r.arrival = arrivals_.next();
   const InferenceRequest q = arrivals_.request();
   r.work = serviceWork(q.context_tokens, q.generated_tokens);
   r.generated_tokens = q.generated_tokens;
-  push(r);
+  queue_.push(r);
   ++arrived_;
   arrivals_.pop();
 }
 
 void InferenceJob::startWaiting(double now) noexcept {
-  while (queue_size_ > 0 && slots_.size() < max_batch_) {
-    const Request& r = queue_[queue_head_];
-    queue_head_ = (queue_head_ + 1) % queue_.size();
-    --queue_size_;
+  while (!queue_.empty() && slots_.size() < max_batch_) {
+    const Request r = queue_.front();
+    queue_.pop();
     delay_sum_ += now - r.arrival;
     ++started_;
     slots_.push_back(Slot{clock_ + r.work, r.generated_tokens});
@@ -129,7 +113,7 @@ double InferenceJob::run(double t0, double t1, double speed) noexcept {
     const double t_next = std::min({t_done, arrivals_.next(), b});
     const double span = t_next - pos;
     busy += static_cast<double>(slots_.size()) * span;
-    queue_integral_ += static_cast<double>(queue_size_) * span;
+    queue_integral_ += static_cast<double>(queue_.size()) * span;
     pos = t_next;
     if (t_done <= arrivals_.next() && t_done <= b) {
       // A completion; its slot takes the next waiting request at once.
@@ -158,8 +142,7 @@ void InferenceJob::visitState(StateArchive& a) {
   a.section("inference job");
   a(start_, end_);
   arrivals_.visitState(a);
-  a.trivialResizable(queue_);
-  a(queue_head_, queue_size_);
+  queue_.visitState(a);
   a.trivialResizable(slots_);
   a(clock_, now_, arrived_, started_, served_, tokens_, tokens_last_, delay_sum_, queue_integral_);
 }

@@ -27,15 +27,7 @@ InferenceWorkload::InferenceWorkload(const InferenceJobSpec& spec, std::uint32_t
     : WorkloadJob(spec.id, spec.gpus > 0), spec_(&spec), server_(spec, gpus, seed) {}
 
 JobPlaceRequest InferenceWorkload::placeRequest() const {
-  JobPlaceRequest r;
-  r.racks = spec_->racks;
-  r.gpus = spec_->gpus;
-  r.start = server_.start();
-  r.end = server_.end();
-  r.submit = spec_->submit;
-  r.duration = spec_->duration;
-  r.order = spec_->order;
-  return r;
+  return placeRequestOf(*spec_, server_.start(), server_.end());
 }
 
 std::span<const JobChannel> InferenceWorkload::channels() const noexcept {

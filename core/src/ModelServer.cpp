@@ -80,15 +80,14 @@ ModelServer::ModelServer(const InferenceJobSpec& spec, std::uint32_t gpus, std::
   kv_capacity_ = replica_kv_ * replicas_;
   const auto slots = static_cast<std::size_t>(replicas_)
                      * static_cast<std::size_t>(roofline_.deployment().max_batch);
-  queue_.resize(
-      std::max<std::size_t>(arrivals_.traceSize() == 0 ? 4096 : arrivals_.traceSize(), 1));
+  queue_.reserve(arrivals_.traceSize() == 0 ? 4096 : arrivals_.traceSize());
   prefill_.reserve(static_cast<std::size_t>(replicas_));
   decode_.reserve(slots);
   reset();
 }
 
 void ModelServer::reset() {
-  queue_head_ = queue_size_ = 0;
+  queue_.clear();
   prefill_.clear();
   decode_.clear();
   prefill_clock_ = decode_clock_ = context_offset_ = prompt_context_sum_ = kv_reserved_ = 0.0;
@@ -141,19 +140,6 @@ ModelServer::Rates ModelServer::rates() const noexcept {
   return r;
 }
 
-void ModelServer::push(const Waiting& w) {
-  if (queue_size_ == queue_.size()) {
-    // Longer than any queue so far: double the ring (amortised; never in steady state).
-    std::vector<Waiting> bigger(queue_.size() * 2);
-    for (std::size_t k = 0; k < queue_size_; ++k)
-      bigger[k] = queue_[(queue_head_ + k) % queue_.size()];
-    queue_.swap(bigger);
-    queue_head_ = 0;
-  }
-  queue_[(queue_head_ + queue_size_) % queue_.size()] = w;
-  ++queue_size_;
-}
-
 void ModelServer::arrive() noexcept {
   const InferenceRequest q = arrivals_.request();
   ++arrived_;
@@ -161,7 +147,7 @@ void ModelServer::arrive() noexcept {
   if (need > replica_kv_) {
     ++dropped_;  // longer than a replica's whole KV cache: it could never run
   } else {
-    push(Waiting{arrivals_.next(), q.context_tokens, q.generated_tokens});
+    queue_.push(Waiting{arrivals_.next(), q.context_tokens, q.generated_tokens});
   }
   arrivals_.pop();
 }
@@ -169,8 +155,8 @@ void ModelServer::arrive() noexcept {
 void ModelServer::admit(double now) noexcept {
   const auto R = static_cast<std::size_t>(replicas_);
   const std::size_t slots = R * static_cast<std::size_t>(roofline_.deployment().max_batch);
-  while (queue_size_ > 0 && prefill_.size() < R && prefill_.size() + decode_.size() < slots) {
-    const Waiting& w = queue_[queue_head_];
+  while (!queue_.empty() && prefill_.size() < R && prefill_.size() + decode_.size() < slots) {
+    const Waiting w = queue_.front();
     const double need = static_cast<double>(w.context) + w.generated;
     if (kv_reserved_ + need > kv_capacity_) return;  // FIFO: the head waits for cache
     kv_reserved_ += need;
@@ -179,8 +165,7 @@ void ModelServer::admit(double now) noexcept {
     ++started_;
     prefill_.push_back(Prompt{prefill_clock_ + w.context, w.arrival, w.context, w.generated});
     std::push_heap(prefill_.begin(), prefill_.end(), kLaterFinish);
-    queue_head_ = (queue_head_ + 1) % queue_.size();
-    --queue_size_;
+    queue_.pop();
   }
 }
 
@@ -284,8 +269,7 @@ void ModelServer::visitState(StateArchive& a) {
   a.section("model server");
   a(start_, end_);
   arrivals_.visitState(a);
-  a.trivialResizable(queue_);
-  a(queue_head_, queue_size_);
+  queue_.visitState(a);
   a.trivialResizable(prefill_);
   a.trivialResizable(decode_);
   a(prefill_clock_, decode_clock_, context_offset_, prompt_context_sum_, kv_reserved_, now_,

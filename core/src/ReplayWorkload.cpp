@@ -8,14 +8,7 @@ ReplayWorkload::ReplayWorkload(const ReplayJobSpec& spec)
     : WorkloadJob(spec.id, spec.gpus > 0), spec_(&spec), trace_(spec) {}
 
 JobPlaceRequest ReplayWorkload::placeRequest() const {
-  JobPlaceRequest r;
-  r.racks = spec_->racks;
-  r.gpus = spec_->gpus;
-  r.start = trace_.start();
-  r.end = trace_.end();
-  r.submit = spec_->submit;
-  r.duration = spec_->duration;
-  r.order = spec_->order;
+  JobPlaceRequest r = placeRequestOf(*spec_, trace_.start(), trace_.end());
   r.exclusive_class = 1;  // one replay job per rack, as a rack holds one trace offset
   return r;
 }

@@ -90,15 +90,7 @@ TrainingWorkload::TrainingWorkload(const TrainingJobSpec& spec, std::uint64_t se
 }
 
 JobPlaceRequest TrainingWorkload::placeRequest() const {
-  JobPlaceRequest r;
-  r.racks = spec_->racks;
-  r.gpus = spec_->gpus;
-  r.start = start_;
-  r.end = end_;
-  r.submit = spec_->submit;
-  r.duration = spec_->duration;
-  r.order = spec_->order;
-  return r;
+  return placeRequestOf(*spec_, start_, end_);
 }
 
 std::span<const JobChannel> TrainingWorkload::channels() const noexcept {

@@ -165,21 +165,33 @@ core::LanguageModelSpec readModelFile(const fs::path& file, const std::string& t
   return m;
 }
 
+namespace {
+
+/// A `model` map's `type` and `accelerator`: both data files, and the model's calibration on
+/// the accelerator (0 when it has none).
+void readModelOnAccelerator(const MapReader& m, const fs::path& root,
+                            core::LanguageModelSpec& model, core::AcceleratorSpec& accelerator,
+                            double& calibrated) {
+  const std::string a = m.string("accelerator", "an accelerator type (data/accelerators)");
+  accelerator = readAcceleratorFile(
+      dataFile(m, "accelerator", root, "accelerators", a, "accelerator type"), a);
+  const std::string type = m.string("type", "a model type (data/models)");
+  model =
+      readModelFile(dataFile(m, "type", root, "models", type, "model type"), type, a, &calibrated);
+}
+
+}  // namespace
+
 void readInferenceModel(const MapReader& job, const fs::path& root, core::InferenceJobSpec& spec) {
   const MapReader m = job.map(
       "model", {"type", "accelerator", "weights", "kv_cache", "attention", "tensor_parallel",
                 "expert_parallel", "pipeline_parallel", "max_batch", "max_batch_tokens",
                 "memory_for_kv_cache", "serving_efficiency", "ttft_target", "tpot_target"});
   core::InferenceDeploymentSpec d;
-  const std::string accelerator =
-      m.string("accelerator", "an accelerator type (data/accelerators)");
-  d.accelerator = readAcceleratorFile(
-      dataFile(m, "accelerator", root, "accelerators", accelerator, "accelerator type"),
-      accelerator);
-  const std::string type = m.string("type", "a model type (data/models)");
   double calibrated = 0.0;
-  d.model = readModelFile(dataFile(m, "type", root, "models", type, "model type"), type,
-                          accelerator, &calibrated);
+  readModelOnAccelerator(m, root, d.model, d.accelerator, calibrated);
+  const std::string& type = d.model.type;
+  const std::string& accelerator = d.accelerator.type;
   d.weights = formatOr(m, "weights", core::NumberFormat::Nvfp4);
   d.kv_cache = formatOr(m, "kv_cache", core::NumberFormat::Fp8);
   d.attention = formatOr(m, "attention", core::NumberFormat::Fp8);
@@ -311,15 +323,9 @@ void readDerivedTraining(const MapReader& job, const fs::path& root, std::uint32
                         "mfu", "tensor_parallel", "pipeline_parallel", "communication_overlap",
                         "storage_bandwidth_GB_per_s"});
   core::TrainingModelSpec t;
-  const std::string accelerator =
-      m.string("accelerator", "an accelerator type (data/accelerators)");
-  t.accelerator = readAcceleratorFile(
-      dataFile(m, "accelerator", root, "accelerators", accelerator, "accelerator type"),
-      accelerator);
-  const std::string type = m.string("type", "a model type (data/models)");
   double unused = 0.0;
-  t.model = readModelFile(dataFile(m, "type", root, "models", type, "model type"), type,
-                          accelerator, &unused);
+  readModelOnAccelerator(m, root, t.model, t.accelerator, unused);
+  const std::string& type = t.model.type;
   t.format = formatOr(m, "format", core::NumberFormat::Fp8);
   t.tokens_per_iteration = ranged(m, "tokens_per_iteration", 1.0, 1e12, 1e4, 1e9,
                                   "pre-training batches hold 1e5-1e8 tokens");

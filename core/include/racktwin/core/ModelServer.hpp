@@ -30,6 +30,7 @@
 
 #include "racktwin/core/InferenceRoofline.hpp"
 #include "racktwin/core/RequestArrivals.hpp"
+#include "racktwin/core/RingQueue.hpp"
 #include "racktwin/core/SiteSpec.hpp"
 
 namespace racktwin::core {
@@ -89,7 +90,7 @@ class ModelServer {
   /// measure of throughput that does not wait for completions.
   double tokensDecoded() const noexcept { return decoded_; }
   double flopsDone() const noexcept { return flops_; }
-  std::size_t queueLength() const noexcept { return queue_size_; }
+  std::size_t queueLength() const noexcept { return queue_.size(); }
   std::size_t inPrefill() const noexcept { return prefill_.size(); }
   std::size_t decoding() const noexcept { return decode_.size(); }
   double queueingDelaySum() const noexcept { return delay_sum_; }
@@ -125,7 +126,6 @@ class ModelServer {
   void arrive() noexcept;
   void finishPrompt(double now) noexcept;
   void finishDecode(double now) noexcept;
-  void push(const Waiting& w);
 
   InferenceRoofline roofline_;
   RequestArrivals arrivals_;
@@ -135,8 +135,7 @@ class ModelServer {
   double kv_capacity_ = 0.0;  // tokens, all replicas
   double replica_kv_ = 0.0;   // tokens, one replica
 
-  std::vector<Waiting> queue_;  // ring buffer
-  std::size_t queue_head_ = 0, queue_size_ = 0;
+  RingQueue<Waiting> queue_;
   std::vector<Prompt> prefill_;      // min-heap on finish, at most R
   std::vector<Decoding> decode_;     // min-heap on finish, at most R max_batch
   double prefill_clock_ = 0.0;       // prompt tokens done by each prompt in progress

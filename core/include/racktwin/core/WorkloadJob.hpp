@@ -121,6 +121,21 @@ struct JobPlaceRequest {
   std::uint8_t exclusive_class = 0;
 };
 
+/// The placement request of a job spec (any kind: id, racks, gpus, submit, duration, order)
+/// whose window is [start, end).
+template <class Spec>
+JobPlaceRequest placeRequestOf(const Spec& spec, double start, double end) {
+  JobPlaceRequest r;
+  r.racks = spec.racks;
+  r.gpus = spec.gpus;
+  r.start = start;
+  r.end = end;
+  r.submit = spec.submit;
+  r.duration = spec.duration;
+  r.order = spec.order;
+  return r;
+}
+
 class WorkloadJob {
  public:
   virtual ~WorkloadJob() = default;
