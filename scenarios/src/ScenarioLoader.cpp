@@ -14,11 +14,11 @@
 #include <utility>
 #include <vector>
 
+#include "ComponentLoader.hpp"
 #include "GpuTrace.hpp"
 #include "InputPaths.hpp"
 #include "RequestTrace.hpp"
 #include "WeatherCsv.hpp"
-#include "ComponentLoader.hpp"
 #include "WorkloadModels.hpp"
 #include "YamlReader.hpp"
 #include "racktwin/core/SiteState.hpp"
