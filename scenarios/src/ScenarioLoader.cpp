@@ -20,6 +20,7 @@
 #include "RequestTrace.hpp"
 #include "WeatherCsv.hpp"
 #include "WeatherFile.hpp"
+#include "WorkloadModels.hpp"
 #include "YamlReader.hpp"
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/core/Units.hpp"
@@ -1831,13 +1832,42 @@ void readJobPlace(const MapReader& m, const core::SimulationSpec& sim,
   spec.submit = job.submit;
 }
 
+/// `failures` of a training job.
+void readFailures(const MapReader& m, core::TrainingJobSpec& job) {
+  if (const auto f = m.optionalMap("failures", {"mtbf", "restart"})) {
+    job.failure_mtbf = f->quantity("mtbf", Dimension::Time, Check::Positive);
+    job.restart_duration = f->quantity("restart", Dimension::Time, Check::NonNegative);
+    f->finish();
+  }
+}
+
+/// GPUs of a job: those it asks for, or those of its named racks.
+std::uint32_t jobGpus(const core::TrainingJobSpec& job, const std::vector<core::RackSpec>& racks) {
+  if (job.gpus > 0) return job.gpus;
+  std::uint32_t gpus = 0;
+  for (const core::ComponentId& id : job.racks) {
+    for (const core::RackSpec& r : racks) {
+      if (r.id == id) gpus += static_cast<std::uint32_t>(r.type.compute_trays * r.type.gpus_per_tray);
+    }
+  }
+  return gpus;
+}
+
 core::TrainingJobSpec readJob(const MapReader& m, const core::SimulationSpec& sim,
-                              const std::vector<core::RackSpec>& racks, IdRegistry& ids) {
+                              const std::vector<core::RackSpec>& racks, IdRegistry& ids,
+                              const fs::path& data_root) {
   m.restrictTo({"id", "type", "racks", "gpus", "submit", "start", "duration", "iteration",
-                "checkpoint", "failures"},
+                "checkpoint", "failures", "model"},
                "in a training job");
   core::TrainingJobSpec job;
   readJobPlace(m, sim, racks, ids, job);
+  if (m.has("model")) {
+    // Durations derived from the model (WorkloadModels.hpp).
+    detail::readDerivedTraining(m, data_root, jobGpus(job, racks), job);
+    readFailures(m, job);
+    m.finish();
+    return job;
+  }
 
   const MapReader it =
       m.map("iteration", {"compute", "compute_power", "communication", "communication_power"});
@@ -1860,11 +1890,7 @@ core::TrainingJobSpec readJob(const MapReader& m, const core::SimulationSpec& si
         cp->quantity("power", Dimension::Dimensionless, Check::Fraction);
     cp->finish();
   }
-  if (const auto f = m.optionalMap("failures", {"mtbf", "restart"})) {
-    job.failure_mtbf = f->quantity("mtbf", Dimension::Time, Check::Positive);
-    job.restart_duration = f->quantity("restart", Dimension::Time, Check::NonNegative);
-    f->finish();
-  }
+  readFailures(m, job);
   m.finish();
   return job;
 }
@@ -1907,10 +1933,11 @@ core::ReplayJobSpec readReplay(const MapReader& m, const core::SimulationSpec& s
 /// An inference job: requests from `trace` (an Azure-format CSV, RequestTrace.hpp) or `arrivals`
 /// (a Poisson process), served by `server` (InferenceJob.hpp).
 core::InferenceJobSpec readInference(const MapReader& m, const core::SimulationSpec& sim,
-                                     const std::vector<core::RackSpec>& racks, IdRegistry& ids) {
-  m.restrictTo(
-      {"id", "type", "racks", "gpus", "submit", "start", "duration", "trace", "arrivals", "server"},
-      "in an inference job");
+                                     const std::vector<core::RackSpec>& racks, IdRegistry& ids,
+                                     const fs::path& data_root) {
+  m.restrictTo({"id", "type", "racks", "gpus", "submit", "start", "duration", "trace", "arrivals",
+                "server", "model", "load"},
+               "in an inference job");
   core::InferenceJobSpec job;
   readJobPlace(m, sim, racks, ids, job);
 
@@ -1930,6 +1957,7 @@ core::InferenceJobSpec readInference(const MapReader& m, const core::SimulationS
     }
     job.trace_path = path.string();
     job.trace = detail::readRequestTrace(job.trace_path);
+    if (m.has("load")) detail::readLoadShaping(m, job);
   } else {
     const MapReader a = m.map("arrivals", {"rate_per_s", "diurnal_amplitude", "diurnal_period",
                                            "diurnal_peak", "context_tokens", "generated_tokens"});
@@ -1944,6 +1972,15 @@ core::InferenceJobSpec readInference(const MapReader& m, const core::SimulationS
     a.finish();
   }
 
+  if (m.has("model") || !m.has("server")) {
+    // Served from a named model on its accelerator (WorkloadModels.hpp).
+    if (m.has("server")) m.fail("server", "give server (fixed throughputs) or model, not both");
+    if (m.has("load") && !m.has("trace")) m.fail("load", "load shaping needs a trace");
+    detail::readInferenceModel(m, data_root, job);
+    m.finish();
+    return job;
+  }
+  if (m.has("load") && !m.has("trace")) m.fail("load", "load shaping needs a trace");
   const MapReader sv = m.map("server", {"max_batch", "prefill_tokens_per_s_per_gpu",
                                         "decode_tokens_per_s_per_gpu", "busy_power"});
   job.max_batch = static_cast<std::uint32_t>(sv.integer("max_batch", 1, 1'000'000));
@@ -1957,7 +1994,8 @@ core::InferenceJobSpec readInference(const MapReader& m, const core::SimulationS
 
 /// `workload`: training and inference jobs. Two jobs may not hold one rack at the same time: a
 /// job uses all GPUs of its racks.
-void readWorkload(const MapReader& r, core::SiteSpec& site, IdRegistry& ids) {
+void readWorkload(const MapReader& r, core::SiteSpec& site, IdRegistry& ids,
+                  const fs::path& data_root) {
   // `scheduler`: the queue policy of the jobs sized by gpus (docs/scheduler.md).
   if (const auto s = r.optionalMap("scheduler", {"policy"})) {
     const std::string policy = s->string("policy", "fifo or backfill");
@@ -1981,18 +2019,18 @@ void readWorkload(const MapReader& r, core::SiteSpec& site, IdRegistry& ids) {
   for (std::size_t i = 0; i < list->size(); ++i) {
     const MapReader m = list->map(
         i, {"id", "type", "racks", "gpus", "submit", "start", "duration", "iteration", "checkpoint",
-            "failures", "trace", "arrivals", "server", "format", "interval"});
+            "failures", "trace", "arrivals", "server", "format", "interval", "model", "load"});
     const std::string type = m.string("type", "a workload type (training, inference or replay)");
     Held h;
     // `order`: jobs submitted at one time queue in scenario order, whatever their kind.
     const auto order = static_cast<std::uint32_t>(i);
     if (type == "training") {
-      core::TrainingJobSpec job = readJob(m, site.simulation, site.racks, ids);
+      core::TrainingJobSpec job = readJob(m, site.simulation, site.racks, ids, data_root);
       job.order = order;
       h = Held{job.id, job.start, job.start + job.duration, job.racks};
       site.jobs.push_back(std::move(job));
     } else if (type == "inference") {
-      core::InferenceJobSpec job = readInference(m, site.simulation, site.racks, ids);
+      core::InferenceJobSpec job = readInference(m, site.simulation, site.racks, ids, data_root);
       job.order = order;
       h = Held{job.id, job.start, job.start + job.duration, job.racks};
       site.inference_jobs.push_back(std::move(job));
@@ -2257,7 +2295,7 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   site.racks =
       readRacks(r, lib, ids, site.cdus, site.secondary_coolant, site.facility, rack_origins);
   site.rings = readRings(r, site.cdus, site.racks, rack_origins, site.secondary_coolant, ids);
-  readWorkload(r, site, ids);
+  readWorkload(r, site, ids, lib.root());
   // The power tree above the racks, and the GB300 power smoothing (ElectricalLoader.cpp).
   readElectrical(r, lib.root(), site);
   site.events = readEvents(r, site, ids);

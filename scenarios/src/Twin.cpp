@@ -202,6 +202,7 @@ core::Summary Twin::finish(bool complete) {
       {"wue_L_per_kWh",
        water && it > 0.0 ? std::optional<double>(*water * 1e3 / (it / 3.6e6)) : std::nullopt,
        "WUE, make-up water per IT energy", "L/kWh", 1.0, 0.0});
+  core::WorkloadExecutor::summariseWorkPerEnergy(summary);
   // Values of the scenario outside their engineering range (listed in the result's attributes).
   summary.add({"input_warnings", static_cast<double>(m.site.input_warnings.size()),
                "Input warnings (values outside their usual range)", "", 1.0, 0.0});

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -419,6 +420,88 @@ struct AirPlantSpec {
   double cycles_of_concentration = 4.0;   // blow-down = evaporation / (cycles - 1)
 };
 
+/// Number formats of weights, activations and the KV cache.
+enum class NumberFormat : std::uint8_t { Nvfp4, Fp8, Bf16 };
+
+/// Bytes per element of a format (NVFP4: 4 bits plus one FP8 scale per 16 elements).
+inline double bytesPerElement(NumberFormat f) noexcept {
+  return f == NumberFormat::Nvfp4 ? 0.5625 : f == NumberFormat::Fp8 ? 1.0 : 2.0;
+}
+
+/// One GPU's roofline and power by phase (data/accelerators): what an inference or training job
+/// derives its step times and power from.
+struct AcceleratorSpec {
+  std::string type;                  // data name, e.g. "b300"
+  double fp4_flops = 0.0;            // FLOP/s, dense NVFP4 tensor peak
+  double fp8_flops = 0.0;            // FLOP/s, dense FP8 tensor peak
+  double bf16_flops = 0.0;           // FLOP/s, dense BF16 tensor peak
+  double hbm_bandwidth = 0.0;        // bytes/s
+  double hbm_capacity = 0.0;         // bytes
+  double nvlink_bandwidth = 0.0;     // bytes/s per GPU and direction, within the NVLink domain
+  double scale_out_bandwidth = 0.0;  // bytes/s per GPU and direction (InfiniBand/Ethernet NIC)
+  // Achieved fractions of the peaks in well-tuned kernels (large GEMMs, streaming reads,
+  // collectives): the roofline's ceilings.
+  double compute_efficiency = 0.0;
+  double memory_efficiency = 0.0;
+  double network_efficiency = 0.0;
+  // GPU power (of the power limit) with the tensor cores saturated and with HBM streaming at the
+  // achieved bandwidth; a phase's power combines them by its compute and memory utilisation.
+  double compute_power_fraction = 0.0;
+  double memory_power_fraction = 0.0;
+  double communication_power_fraction = 0.0;  // waiting on a collective
+};
+
+/// A language model's shape (data/models): enough for its FLOPs, bytes and KV cache per token.
+struct LanguageModelSpec {
+  std::string type;                // data name, e.g. "deepseek-r1"
+  double parameters = 0.0;         // all weights
+  double active_parameters = 0.0;  // used per token (= parameters for a dense model)
+  int layers = 0;
+  int hidden_size = 0;
+  int attention_heads = 0;
+  int qk_head_dim = 0;  // per head, as attention reads it (MLA: compressed latent + rope part)
+  int v_head_dim = 0;
+  double kv_elements_per_token = 0.0;  // cached elements per token over all layers
+  int experts = 0;                     // routed experts per MoE layer, 0 for a dense model
+  int experts_per_token = 0;
+};
+
+/// How a model is served on a job's GPUs: replicas of tensor x pipeline parallel GPUs inside an
+/// NVLink domain, continuous batching limits and the latency target of a request.
+struct InferenceDeploymentSpec {
+  LanguageModelSpec model;
+  AcceleratorSpec accelerator;
+  NumberFormat weights = NumberFormat::Nvfp4;
+  NumberFormat kv_cache = NumberFormat::Fp8;
+  NumberFormat attention = NumberFormat::Fp8;  // attention math (softmax(QK) V)
+  int tensor_parallel = 1;
+  int expert_parallel = 1;  // divides tensor_parallel x pipeline_parallel
+  int pipeline_parallel = 1;
+  int max_batch = 256;               // requests decoding at once per replica
+  int max_batch_tokens = 8192;       // tokens per iteration per replica (decode + prefill chunk)
+  double memory_for_kv_cache = 0.9;  // share of HBM left after weights that holds the KV cache
+  /// Achieved share of the roofline for this model on this accelerator with its serving stack
+  /// (scheduling, kernels, imbalance): calibrated against published results (docs/workloads.md).
+  double serving_efficiency = 1.0;
+  double ttft_target = 0.0;  // s, time to first token a request must meet (0: none)
+  double tpot_target = 0.0;  // s, time per output token after the first (0: none)
+};
+
+/// A training job derived from its model: the loader turns it into iteration durations.
+struct TrainingModelSpec {
+  LanguageModelSpec model;
+  AcceleratorSpec accelerator;
+  NumberFormat format = NumberFormat::Fp8;  // of the GEMMs
+  double tokens_per_iteration = 0.0;        // global batch, tokens
+  double sequence_length = 8192.0;          // tokens per sequence (sets the microbatches)
+  double model_flops_utilisation = 0.0;     // MFU of the compute phase
+  double communication_overlap = 0.0;       // share of the collectives hidden behind compute
+  int tensor_parallel = 1;
+  int pipeline_parallel = 1;
+  int data_parallel = 1;
+  double storage_bandwidth = 0.0;  // bytes/s of the checkpoint store for the whole job
+};
+
 struct TrainingJobSpec {
   std::string id;
   double start = 0.0;                   // s
@@ -442,6 +525,11 @@ struct TrainingJobSpec {
   std::uint32_t gpus = 0;   // 0 when `racks` names the racks
   double submit = 0.0;      // s
   std::uint32_t order = 0;  // position in the scenario's workload list: queue ties go by it
+  // Delivered work per iteration (for the summary): tokens and model FLOPs; 0 when the job's
+  // durations were typed in without a model.
+  double tokens_per_iteration = 0.0;
+  double flops_per_iteration = 0.0;
+  std::string model;  // model type when derived from one
 };
 
 /// One request of an inference trace (Azure LLM inference format: arrival, context and generated
@@ -479,6 +567,9 @@ struct InferenceJobSpec {
   std::uint32_t gpus = 0;   // 0 when `racks` names the racks
   double submit = 0.0;      // s
   std::uint32_t order = 0;  // position in the scenario's workload list
+  /// Served from a model on its accelerator (ModelServer.hpp) instead of the fixed throughputs
+  /// above when set.
+  std::optional<InferenceDeploymentSpec> deployment;
 };
 
 /// A replayed GPU power trace on whole racks: each trace GPU's power as a step function held from
