@@ -15,6 +15,8 @@
 
 #include "GpuTrace.hpp"
 #include "InputPaths.hpp"
+#include "RatingsLoader.hpp"
+#include "ScenarioTemplate.hpp"
 #include "RequestTrace.hpp"
 #include "WeatherCsv.hpp"
 #include "YamlReader.hpp"
@@ -22,6 +24,7 @@
 #include "racktwin/core/Units.hpp"
 #include "racktwin/power/PsuEfficiency.hpp"
 #include "racktwin/scenarios/ElectricalLoader.hpp"
+#include "racktwin/scenarios/ScenarioPatch.hpp"
 #include "racktwin/thermal/Coolant.hpp"
 #include "racktwin/thermal/HeatExchanger.hpp"
 #include "racktwin/thermal/HeatRejection.hpp"
@@ -397,10 +400,11 @@ class DataLibrary {
         doc, {"racktwin_data", "kind", "description", "compute_trays", "gpus_per_compute_tray",
               "cpus_per_compute_tray", "switch_trays", "nvswitches_per_switch_tray",
               "compute_tray_air_power", "switch_tray_air_power", "gpu", "cpu", "nvswitch",
-              "quick_disconnect", "manifold_segment", "hose", "power"});
+              "quick_disconnect", "manifold_segment", "hose", "power", "ratings"});
     readHeader(r, kRackKind);
     core::RackTypeSpec s;
     s.type = type;
+    detail::readRackRatings(r, s.ratings);  // RatingsLoader.cpp
     s.compute_trays = r.integer("compute_trays", 1, kMaxCount);
     s.gpus_per_tray = r.integer("gpus_per_compute_tray", 1, kMaxCount);
     s.cpus_per_tray = r.integer("cpus_per_compute_tray", 1, kMaxCount);
@@ -550,10 +554,11 @@ class DataLibrary {
     const MapReader r = MapReader::root(
         doc, {"racktwin_data", "kind", "description", "rated_heat", "approach",
               "secondary_nominal_flow", "facility_nominal_flow", "heat_exchanger", "strainer",
-              "pump", "supply_temperature_setpoint", "valve", "facility_side"});
+              "pump", "supply_temperature_setpoint", "valve", "facility_side", "ratings"});
     readHeader(r, kCduKind);
     core::CduSpec c;
     c.type = type;
+    detail::readCduRatings(r, c.ratings);  // RatingsLoader.cpp
     c.Q_flow_nominal = r.quantity("rated_heat", Dimension::Power, Check::Positive);
     c.approach_nominal = r.quantity("approach", Dimension::TemperatureDifference, Check::Positive);
     c.secondary_V_flow_nominal =
@@ -1908,22 +1913,40 @@ core::SiteSpec loadScenario(const std::string& path, const SimulationOverrides& 
   return loadScenarioFromString(detail::readFileBytes(path), path, "", overrides, outside);
 }
 
-core::SiteSpec loadScenarioFromString(const std::string& text, const std::string& path_for_messages,
-                                      const std::string& data_dir,
-                                      const SimulationOverrides& overrides,
-                                      OutsidePaths outside) {
+namespace {
+core::SiteSpec loadDocument(const std::string& text, const std::string& path_for_messages,
+                            const std::string& data_dir, const SimulationOverrides& overrides,
+                            OutsidePaths outside, const std::vector<ScenarioPatch>& patches) {
   detail::LoadSession session;
   detail::FileReadLog inputs;
   detail::InputPathScope paths(fs::path(path_for_messages).parent_path(),
                                outside == OutsidePaths::Allowed,
                                outside == OutsidePaths::ScenarioDecides);
-  const YamlDocument doc = detail::parseYaml(text, path_for_messages);
-  core::SiteSpec site = readScenario(doc, data_dir, overrides);
+  YamlDocument doc = detail::parseYaml(text, path_for_messages);
+  // Patches and the template: block (ScenarioTemplate.cpp), before the document is read.
+  const detail::TemplateOrigin origin = detail::prepareDocument(doc, patches);
+  core::SiteSpec site =
+      detail::readGenerated(origin, [&] { return readScenario(doc, data_dir, overrides); });
   site.input_warnings = std::move(session.warnings);
   site.input_files = std::move(inputs.files);
   site.scenario_path = path_for_messages;
   site.scenario_text = text;
   return site;
+}
+}  // namespace
+
+core::SiteSpec loadScenarioFromString(const std::string& text, const std::string& path_for_messages,
+                                      const std::string& data_dir,
+                                      const SimulationOverrides& overrides,
+                                      OutsidePaths outside) {
+  return loadDocument(text, path_for_messages, data_dir, overrides, outside, {});
+}
+
+core::SiteSpec loadPatchedScenario(const std::string& text, const std::string& path_for_messages,
+                                   const std::vector<ScenarioPatch>& patches,
+                                   const std::string& data_dir,
+                                   const SimulationOverrides& overrides, OutsidePaths outside) {
+  return loadDocument(text, path_for_messages, data_dir, overrides, outside, patches);
 }
 
 }  // namespace racktwin::scenarios
