@@ -178,6 +178,7 @@ void LimitMonitor::append(double time, std::span<const double> row) {
     }
     if (margin < 0.0) {
       if (o.first_violation < 0.0) o.first_violation = time;
+      o.last_violation = time;
       o.violated_time += interval;
     }
   }
@@ -287,6 +288,7 @@ ResultTable LimitMonitor::limitTable() const {
                              "worst_margin over the rating (10 K for temperatures)");
   auto& when = t.numbers("worst_time", "s", "Record time of the worst margin");
   auto& first = t.numbers("first_violation_time", "s", "First record exceeding the rating; NaN if none");
+  auto& last = t.numbers("last_violation_time", "s", "Last record exceeding the rating; NaN if none");
   auto& during = t.numbers("violated_time", "s", "Total length of the record intervals exceeding it");
   auto& checked = t.numbers("checked", "1", "1, or 0 when a channel the limit needs was not recorded");
   for (std::size_t i = 0; i < limits_.size(); ++i) {
@@ -308,6 +310,7 @@ ResultTable LimitMonitor::limitTable() const {
     fraction.numbers.push_back(o.evaluated ? marginFraction(l, o) : kNaN);
     when.numbers.push_back(o.evaluated ? o.worst_time : kNaN);
     first.numbers.push_back(o.violated() ? o.first_violation : kNaN);
+    last.numbers.push_back(o.violated() ? o.last_violation : kNaN);
     during.numbers.push_back(o.violated_time);
     checked.numbers.push_back(o.checked ? 1.0 : 0.0);
   }
@@ -341,7 +344,7 @@ void LimitMonitor::visitState(StateArchive& archive) {
   archive(last_time_, started_);
   archive.each(outcomes_, [](StateArchive& a, LimitOutcome& o) {
     a(o.checked, o.evaluated, o.worst_value, o.worst_margin, o.worst_time, o.first_violation,
-      o.violated_time);
+      o.last_violation, o.violated_time);
   });
 }
 

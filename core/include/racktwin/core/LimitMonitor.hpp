@@ -27,6 +27,7 @@ struct LimitOutcome {
   double worst_margin = 0.0;      // rating - value (at most) or value - rating (at least)
   double worst_time = 0.0;        // s
   double first_violation = -1.0;  // s; < 0: never violated
+  double last_violation = -1.0;   // s, the last record exceeding the rating
   double violated_time = 0.0;     // s, total length of the record intervals it was exceeded
   bool violated() const noexcept { return first_violation >= 0.0; }
 };

@@ -42,4 +42,18 @@ struct ResultTable {
   }
 };
 
+/// A file of tables (a sweep file, docs/capacity.md): root attributes, texts stored as
+/// /<group>/text, and tables.
+struct TableFile {
+  std::vector<std::pair<std::string, std::string>> text_attributes;
+  std::vector<std::pair<std::string, double>> number_attributes;
+  std::vector<std::pair<std::string, std::string>> texts;  // group -> /<group>/text
+  std::vector<ResultTable> tables;
+};
+
+/// Writes `file` as HDF5 to <path>.partial and renames it to `path` when complete (HDF5 stays in
+/// core/src): a reader never sees half a file, a failure leaves a previous file as it was. The
+/// root attribute text_checksum covers its strings, as in a result file. Throws RuntimeError.
+void writeTableFile(const std::string& path, const TableFile& file);
+
 }  // namespace racktwin::core
