@@ -1,6 +1,8 @@
 // `racktwin sweep`, `racktwin envelope` and `racktwin compare` (docs/capacity.md).
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -100,11 +102,15 @@ int sweepCommand(const SweepArguments& a) {
   options.threads = a.threads;
   options.journal = output + ".journal";
   if (spec.full_results) options.full_results_dir = withoutH5(output) + ".cases";
-  if (!a.quiet) {
-    options.progress = [&cases](const study::CaseResult& r, std::size_t done, std::size_t total) {
-      printCase(cases[r.index], r, done, total);
-    };
-  }
+  // Test hook: RACKTWIN_TEST_SWEEP_KILL_AFTER=n kills the process (SIGKILL, as `kill -9`) once
+  // n cases have finished in this run, so tests interrupt a sweep at an exact case.
+  const char* kill_after = std::getenv("RACKTWIN_TEST_SWEEP_KILL_AFTER");
+  const long kill_at = kill_after != nullptr ? std::strtol(kill_after, nullptr, 10) : -1;
+  std::size_t finished_here = 0;
+  options.progress = [&](const study::CaseResult& r, std::size_t done, std::size_t total) {
+    if (!a.quiet) printCase(cases[r.index], r, done, total);
+    if (kill_at >= 0 && static_cast<long>(++finished_here) >= kill_at) std::raise(SIGKILL);
+  };
   std::vector<study::CaseResult> results;
   try {
     results = study::runCases(spec, cases, options);
@@ -153,6 +159,7 @@ int envelopeCommand(const SweepArguments& a) {
   }
   study::RunOptions options;
   options.threads = a.threads;
+  if (spec.full_results) options.full_results_dir = withoutH5(output) + ".cases";
   study::Envelope envelope;
   try {
     envelope = study::runEnvelope(spec, options);
