@@ -226,11 +226,21 @@ std::vector<Column> sweepColumns(const std::string& path, const core::ResultFile
   std::vector<Column> columns;
   const auto ids = core::readResultStrings(path, "/cases/id");
   const auto faults = core::readResultStrings(path, "/cases/fault");
+  // In the sweep file's order (its attributes parameter_names and metric_keys, one a line).
+  const auto lines = [&info](const char* attribute) {
+    std::vector<std::string> out;
+    const auto found = info.attributes.find(attribute);
+    std::string text = found == info.attributes.end() ? std::string() : found->second;
+    for (std::size_t start = 0, end; start < text.size(); start = end + 1) {
+      end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      if (end > start) out.push_back(text.substr(start, end - start));
+    }
+    return out;
+  };
   std::vector<std::string> params;
-  for (const core::DatasetInfo& d : info.datasets) {
-    if (d.path.rfind("/parameters/", 0) == 0 && d.type == "string")
-      params.push_back(d.path);
-  }
+  for (const std::string& name : lines("parameter_names"))
+    params.push_back("/parameters/" + name + "_text");
   for (std::size_t i = 0; i < ids.size(); ++i) {
     Column c;
     c.name = fs::path(path).filename().string() + ":" + ids[i];
@@ -241,10 +251,8 @@ std::vector<Column> sweepColumns(const std::string& path, const core::ResultFile
     if (i < faults.size() && !faults[i].empty()) c.name += " [" + faults[i] + "]";
     columns.push_back(std::move(c));
   }
-  for (const core::DatasetInfo& d : info.datasets) {
-    if (d.path.rfind("/metrics/", 0) != 0) continue;
-    const auto values = core::readResultDataset(path, d.path);
-    const std::string key = d.path.substr(9);
+  for (const std::string& key : lines("metric_keys")) {
+    const auto values = core::readResultDataset(path, "/metrics/" + key);
     for (std::size_t i = 0; i < columns.size() && i < values.size(); ++i)
       columns[i].metrics.emplace_back(key, std::isfinite(values[i]) ? std::optional<double>(values[i]) : std::nullopt);
   }

@@ -85,6 +85,14 @@ core::TableFile sweepTables(const scenarios::SweepSpec& spec, const std::vector<
                        {"sweep_path", spec.path},
                        {"base_path", spec.base_path},
                        {"design", scenarios::sweepDesignName(spec.design)}};
+  // The order of the parameters and metrics (HDF5 lists a group's datasets by name).
+  std::string parameter_names, metric_keys;
+  for (const scenarios::SweepParameter& p : spec.parameters)
+    parameter_names += p.name + "\n";
+  for (const std::string& key : metricKeys(results))
+    metric_keys += key + "\n";
+  t.text_attributes.emplace_back("parameter_names", parameter_names);
+  t.text_attributes.emplace_back("metric_keys", metric_keys);
   t.number_attributes = {{"seed", static_cast<double>(spec.seed)},
                          {"cases", static_cast<double>(cases.size())},
                          {"failed", static_cast<double>(failed)},

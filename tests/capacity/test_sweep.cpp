@@ -137,6 +137,12 @@ TEST_CASE("a sweep gives the same file on 1 and 2 threads; failed cases are kept
   CHECK(csv.find("max_gpu_temperature_K [K]") != std::string::npos);
   // The existing reader's checks accept the file (checksummed strings included).
   CHECK(runProgram(cli() + " info " + dir + "/j1.h5").exit_code == 0);
+  // compare lists every case of a sweep file with its metrics and headroom.
+  const auto compared = runProgram(cli() + " compare " + dir + "/j1.h5");
+  REQUIRE(compared.exit_code == 0);
+  CHECK(compared.out.find("j1.h5:case-0005 32 degC no-such-cdu") != std::string::npos);
+  CHECK(compared.out.find("max_gpu_temperature_K") != std::string::npos);
+  CHECK(compared.out.find("row1/cdu1") != std::string::npos);
 }
 
 #ifdef RACKTWIN_WITH_MPI
