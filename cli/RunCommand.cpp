@@ -106,8 +106,9 @@ void printLimits(const core::LimitMonitor& limits) {
     std::printf("    %s\n", line.c_str());
   const std::vector<core::HeadroomRow> headroom = limits.headroom();
   if (headroom.empty()) return;
-  std::printf("\n  headroom (worst margin over the run, fraction of the rating; 10 K for "
-              "temperatures):\n");
+  std::printf(
+      "\n  headroom (worst margin over the run, fraction of the rating; 10 K for "
+      "temperatures):\n");
   std::printf("    %-8s %-24s %9s %9s  %s\n", "kind", "group", "margin", "at", "binding limit");
   for (const core::HeadroomRow& row : headroom) {
     const core::DesignLimit& limit = limits.limits()[row.binding];

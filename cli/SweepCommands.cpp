@@ -1,9 +1,10 @@
 // `racktwin sweep`, `racktwin envelope` and `racktwin compare` (docs/capacity.md).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <csignal>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -63,7 +64,8 @@ std::optional<int> prepare(const SweepArguments& a, const char* suffix, scenario
     std::fprintf(stderr, "racktwin: %s\n", e.what());
     return kBadInput;
   }
-  if (!fs::path(output).parent_path().empty()) fs::create_directories(fs::path(output).parent_path());
+  if (!fs::path(output).parent_path().empty())
+    fs::create_directories(fs::path(output).parent_path());
   return std::nullopt;
 }
 
@@ -132,11 +134,14 @@ int sweepCommand(const SweepArguments& a) {
     failed += r.ok ? 0 : 1;
     exceeded += r.ok && !r.violations.empty() ? 1 : 0;
   }
-  if (failed > 0) std::fprintf(stderr, "racktwin: %zu of %zu cases failed (their errors are in %s)\n", failed, cases.size(), output.c_str());
+  if (failed > 0)
+    std::fprintf(stderr, "racktwin: %zu of %zu cases failed (their errors are in %s)\n", failed,
+                 cases.size(), output.c_str());
   if (!a.quiet) {
-    std::printf("%s: %zu cases (%s), %zu failed, %zu with a rating exceeded\n  result  %s\n  csv     %s\n",
-                spec.name.c_str(), cases.size(), scenarios::sweepDesignName(spec.design), failed,
-                exceeded, output.c_str(), csv.c_str());
+    std::printf(
+        "%s: %zu cases (%s), %zu failed, %zu with a rating exceeded\n  result  %s\n  csv     %s\n",
+        spec.name.c_str(), cases.size(), scenarios::sweepDesignName(spec.design), failed, exceeded,
+        output.c_str(), csv.c_str());
   }
   return kSuccess;
 }
@@ -153,8 +158,10 @@ int envelopeCommand(const SweepArguments& a) {
   }
   if (const auto code = prepare(a, "-envelope.h5", spec, output, csv)) return *code;
   if (!spec.envelope.present) {
-    std::fprintf(stderr, "racktwin: %s: key 'envelope': the sweep file has no envelope: block "
-                         "(search key, range, rows)\n", a.sweep.c_str());
+    std::fprintf(stderr,
+                 "racktwin: %s: key 'envelope': the sweep file has no envelope: block "
+                 "(search key, range, rows)\n",
+                 a.sweep.c_str());
     return kBadInput;
   }
   study::RunOptions options;
@@ -205,8 +212,8 @@ Column resultColumn(const std::string& path, const core::ResultFileInfo& info) {
   if (summary != info.attributes.end() && !summary->second.empty()) {
     const nlohmann::ordered_json j = nlohmann::ordered_json::parse(summary->second);
     for (const auto& [key, value] : j.items())
-      c.metrics.emplace_back(key, value.is_number() ? std::optional<double>(value.get<double>())
-                                                    : std::nullopt);
+      c.metrics.emplace_back(
+          key, value.is_number() ? std::optional<double>(value.get<double>()) : std::nullopt);
   }
   bool has_headroom = false;
   for (const core::DatasetInfo& d : info.datasets)
@@ -254,7 +261,8 @@ std::vector<Column> sweepColumns(const std::string& path, const core::ResultFile
   for (const std::string& key : lines("metric_keys")) {
     const auto values = core::readResultDataset(path, "/metrics/" + key);
     for (std::size_t i = 0; i < columns.size() && i < values.size(); ++i)
-      columns[i].metrics.emplace_back(key, std::isfinite(values[i]) ? std::optional<double>(values[i]) : std::nullopt);
+      columns[i].metrics.emplace_back(
+          key, std::isfinite(values[i]) ? std::optional<double>(values[i]) : std::nullopt);
   }
   const auto groups = core::readResultStrings(path, "/headroom/groups");
   std::vector<unsigned long long> shape;
@@ -265,7 +273,8 @@ std::vector<Column> sweepColumns(const std::string& path, const core::ResultFile
     for (std::size_t g = 0; g < groups.size() && g < width; ++g) {
       const std::size_t k = i * width + g;
       if (k < margins.size() && std::isfinite(margins[k]))
-        columns[i].headroom[groups[g]] = percent(margins[k]) + " " + (k < binding.size() ? binding[k] : "");
+        columns[i].headroom[groups[g]] =
+            percent(margins[k]) + " " + (k < binding.size() ? binding[k] : "");
     }
   }
   return columns;
@@ -298,14 +307,17 @@ int compareCommand(const std::vector<std::string>& files) {
     std::fprintf(stderr, "racktwin: cannot compare: %s\n", e.what());
     return kBadInput;
   }
-  std::vector<std::string> keys;
-  std::map<std::string, bool> seen;
-  for (const Column& c : columns)
+  // Every metric key and headroom group of any column, in order of first appearance.
+  std::vector<std::string> keys, groups;
+  const auto add = [](std::vector<std::string>& list, const std::string& name) {
+    if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
+  };
+  for (const Column& c : columns) {
     for (const auto& [key, value] : c.metrics)
-      if (!seen[key]) {
-        seen[key] = true;
-        keys.push_back(key);
-      }
+      add(keys, key);
+    for (const auto& [group, text] : c.headroom)
+      add(groups, group);
+  }
   for (std::size_t i = 0; i < columns.size(); ++i)
     std::printf("  [%zu] %s\n", i + 1, columns[i].name.c_str());
   std::printf("\n  %-44s", "metric (SI, the summary JSON's keys)");
@@ -326,17 +338,10 @@ int compareCommand(const std::vector<std::string>& files) {
     }
     std::printf("\n");
   }
-  std::vector<std::string> groups;
-  std::map<std::string, bool> group_seen;
-  for (const Column& c : columns)
-    for (const auto& [g, text] : c.headroom)
-      if (!group_seen[g]) {
-        group_seen[g] = true;
-        groups.push_back(g);
-      }
   if (!groups.empty()) {
-    std::printf("\n  headroom: worst margin (fraction of the rating; 10 K for temperatures) and "
-                "its limit\n");
+    std::printf(
+        "\n  headroom: worst margin (fraction of the rating; 10 K for temperatures) and "
+        "its limit\n");
     for (const std::string& g : groups) {
       std::printf("  %s\n", g.c_str());
       for (std::size_t i = 0; i < columns.size(); ++i) {
@@ -356,7 +361,8 @@ std::vector<Subcommand> addSweepCommands(CLI::App& app) {
   const auto options = [](CLI::App* command, SweepArguments& a, const char* output_help) {
     command->add_option("sweep", a.sweep, "Sweep file (YAML, docs/capacity.md)")->required();
     command->add_option("-o,--output", a.output, output_help);
-    command->add_option("--csv", a.csv, "Also the cases as CSV here (default: the output's name .csv)");
+    command->add_option("--csv", a.csv,
+                        "Also the cases as CSV here (default: the output's name .csv)");
     command->add_option("-j,--threads", a.threads,
                         "Cases run at once on this machine (default 1); under mpirun or srun each "
                         "rank runs one case at a time");

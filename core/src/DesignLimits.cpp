@@ -71,8 +71,8 @@ class Catalogue {
 
  private:
   DesignLimit& add(std::string component, std::string name, std::string group,
-                   std::string group_kind, std::string label, std::string unit,
-                   std::string source, bool at_most, double rating, double scale) {
+                   std::string group_kind, std::string label, std::string unit, std::string source,
+                   bool at_most, double rating, double scale) {
     DesignLimit l;
     l.component = std::move(component);
     l.name = std::move(name);
@@ -135,35 +135,33 @@ void Catalogue::addCdu(const CduSpec& c) {
   const std::string file = dataFile("cdus", c.type);
   const std::vector<std::string> me{id};
   {
-    DesignLimit& l = add(id, "rated_heat", id, "cdu", "CDU rated heat", "W",
-                         file + ": rated_heat", true, c.Q_flow_nominal, c.Q_flow_nominal);
+    DesignLimit& l = add(id, "rated_heat", id, "cdu", "CDU rated heat", "W", file + ": rated_heat",
+                         true, c.Q_flow_nominal, c.Q_flow_nominal);
     l.inputs = {input("cdu/Q_flow", me)};
   }
   {
     // At rated flows a counter-flow exchanger of equal capacity rates has the same temperature
     // difference along its length, Q / UA: the approach it needs grows in proportion to the heat
     // it moves. The facility supply plus that approach must stay at or below the set-point.
-    DesignLimit& l = addTemperature(id, "approach", id, "cdu",
-                                    "Facility supply + approach at this heat within the set-point",
-                                    file + ": approach, rated_heat; the CDU's set-point",
-                                    c.T_supply_set);
+    DesignLimit& l = addTemperature(
+        id, "approach", id, "cdu", "Facility supply + approach at this heat within the set-point",
+        file + ": approach, rated_heat; the CDU's set-point", c.T_supply_set);
     l.formula = LimitFormula::Affine;
     l.inputs = {input("cdu/T_facility_supply", me, Reduce::Max, true), input("cdu/Q_flow", me)};
     l.c0 = c.approach_nominal / c.Q_flow_nominal;
   }
   const CduRatingsSpec& r = c.ratings;
   if (r.V_flow_secondary_max > 0.0) {
-    DesignLimit& l =
-        add(id, "secondary_flow", id, "cdu", "CDU secondary flow", "m3/s",
-            file + ": ratings.secondary_flow_max", true, r.V_flow_secondary_max,
-            r.V_flow_secondary_max);
+    DesignLimit& l = add(id, "secondary_flow", id, "cdu", "CDU secondary flow", "m3/s",
+                         file + ": ratings.secondary_flow_max", true, r.V_flow_secondary_max,
+                         r.V_flow_secondary_max);
     l.inputs = {input("cdu/V_flow", me)};
   }
   if (r.pump_runout_fraction > 0.0) {
-    DesignLimit& l = add(id, "pump_runout", id, "cdu",
-                         "Pump flow over its zero-head flow at speed (run-out)", "1",
-                         file + ": ratings.pump_runout_fraction", true, r.pump_runout_fraction,
-                         r.pump_runout_fraction);
+    DesignLimit& l =
+        add(id, "pump_runout", id, "cdu", "Pump flow over its zero-head flow at speed (run-out)",
+            "1", file + ": ratings.pump_runout_fraction", true, r.pump_runout_fraction,
+            r.pump_runout_fraction);
     l.formula = LimitFormula::PumpRunout;
     l.inputs = {input("cdu/V_flow", me), input("cdu/pump_dp", me), input("cdu/pumps_running", me)};
     l.c0 = c.pump.dp_shutoff;
@@ -194,10 +192,9 @@ void Catalogue::addCdu(const CduSpec& c) {
     }
   }
   if (std::isfinite(T_inlet)) {
-    DesignLimit& l = addTemperature(id, "rack_inlet_temperature", id, "cdu",
-                                    "Secondary supply within the racks' inlet limit",
-                                    dataFile("racks", inlet_type) + ": ratings.inlet_temperature_max",
-                                    T_inlet);
+    DesignLimit& l = addTemperature(
+        id, "rack_inlet_temperature", id, "cdu", "Secondary supply within the racks' inlet limit",
+        dataFile("racks", inlet_type) + ": ratings.inlet_temperature_max", T_inlet);
     l.inputs = {input("cdu/T_supply", me, Reduce::Max, true)};
   }
   if (std::isfinite(p_qd) && r.p_fill > 0.0) {
@@ -227,33 +224,33 @@ void Catalogue::addRack(const RackSpec& rack) {
     l.inputs = {prefixed("gpu/T_junction", inside, Reduce::Max, true)};
   }
   if (r.T_return_max > 0.0) {
-    DesignLimit& l = addTemperature(id, "return_temperature", row, "row",
-                                    "Coolant leaving the rack's trays",
-                                    file + ": ratings.return_temperature_max", r.T_return_max);
+    DesignLimit& l =
+        addTemperature(id, "return_temperature", row, "row", "Coolant leaving the rack's trays",
+                       file + ": ratings.return_temperature_max", r.T_return_max);
     l.inputs = {prefixed("tray/T_outlet", inside, Reduce::Max, true)};
   }
   if (r.flow_per_heat_min > 0.0) {
     // Heat into the liquid: the DC busbar load less the air-cooled tray loads of the data.
-    const double air = type.compute_trays * type.compute_tray_air_P
-                       + type.switch_trays * type.switch_tray_air_P;
-    DesignLimit& l = add(id, "flow_per_heat", row, "row", "Rack coolant flow per heat into liquid",
-                         "m3/s/W", file + ": ratings.flow_per_kW_min", false, r.flow_per_heat_min,
-                         r.flow_per_heat_min);
+    const double air =
+        type.compute_trays * type.compute_tray_air_P + type.switch_trays * type.switch_tray_air_P;
+    DesignLimit& l =
+        add(id, "flow_per_heat", row, "row", "Rack coolant flow per heat into liquid", "m3/s/W",
+            file + ": ratings.flow_per_kW_min", false, r.flow_per_heat_min, r.flow_per_heat_min);
     l.formula = LimitFormula::PerHeat;
     l.inputs = {input("rack/V_flow", {id}), input("rack/P_dc", {id})};
     l.c0 = air;
   }
   if (r.V_flow_cold_plate_min > 0.0) {
     DesignLimit& l = add(id, "cold_plate_flow", row, "row", "Lowest GPU cold-plate flow", "m3/s",
-                         file + ": ratings.cold_plate_minimum_flow", false,
-                         r.V_flow_cold_plate_min, r.V_flow_cold_plate_min);
+                         file + ": ratings.cold_plate_minimum_flow", false, r.V_flow_cold_plate_min,
+                         r.V_flow_cold_plate_min);
     l.inputs = {prefixed("gpu/V_flow", inside, Reduce::Min)};
   }
   if (r.dp_manifold_max > 0.0) {
-    DesignLimit& l = add(id, "manifold_dp", row, "row",
-                         "Differential pressure across the rack's manifolds", "Pa",
-                         file + ": ratings.manifold_differential_pressure_max", true,
-                         r.dp_manifold_max, r.dp_manifold_max);
+    DesignLimit& l =
+        add(id, "manifold_dp", row, "row", "Differential pressure across the rack's manifolds",
+            "Pa", file + ": ratings.manifold_differential_pressure_max", true, r.dp_manifold_max,
+            r.dp_manifold_max);
     l.inputs = {input("rack/dp_available", {id})};
   }
 }
@@ -265,10 +262,10 @@ void Catalogue::addFacility() {
   const HeatRejectionSpec& h = loop.heat_rejection;
   if (h.units > 0 && h.Q_flow_nominal > 0.0) {
     const double rated = h.units * h.Q_flow_nominal;
-    DesignLimit& l = add("facility/heat_rejection", "rated_heat", "site", "site",
-                         "Heat rejected by the plant (all units at their design point)", "W",
-                         dataFile("heat-rejection", h.type) + ": rated_heat x units", true, rated,
-                         rated);
+    DesignLimit& l =
+        add("facility/heat_rejection", "rated_heat", "site", "site",
+            "Heat rejected by the plant (all units at their design point)", "W",
+            dataFile("heat-rejection", h.type) + ": rated_heat x units", true, rated, rated);
     l.inputs = {scalar("facility/Q_flow_rejected")};
   }
   if (loop.chiller.present && loop.chiller.Q_flow_nominal > 0.0) {
@@ -316,9 +313,9 @@ void Catalogue::addElectrical() {
   }
   if (e.generator.present && e.generator.P_rated > 0.0) {
     const double P = e.generator.units * e.generator.P_rated;
-    DesignLimit& l = add("generators", "rated_power", "generators", "feeder",
-                         "Generator output over its rating", "W", source + ": units x rated power",
-                         true, P, P);
+    DesignLimit& l =
+        add("generators", "rated_power", "generators", "feeder", "Generator output over its rating",
+            "W", source + ": units x rated power", true, P, P);
     l.inputs = {scalar("site/P_generator")};
   }
   for (const RackFeedSpec& f : e.rack_feeds) {

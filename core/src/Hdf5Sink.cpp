@@ -156,7 +156,7 @@ class Hdf5Sink final : public RecorderSink {
   File file_;
   Datatype string_type_;
   std::map<std::string, Group, std::less<>> groups_;
-  TextChecksum text_checksum_;  // of every string written; stored at each flush
+  TextChecksum text_checksum_;       // of every string written; stored at each flush
   std::vector<ResultTable> tables_;  // written by close() (design limits, headroom)
   Column time_;
   std::vector<Column> columns_;

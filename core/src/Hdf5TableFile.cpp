@@ -30,7 +30,8 @@ void writeTableFile(const std::string& path, const TableFile& content) {
     const auto type = std::filesystem::symlink_status(p, error).type();
     if (type != std::filesystem::file_type::not_found
         && type != std::filesystem::file_type::regular) {
-      throw RuntimeError("HDF5 file '" + p + "' exists and is not a regular file; it is left as it is");
+      throw RuntimeError("HDF5 file '" + p
+                         + "' exists and is not a regular file; it is left as it is");
     }
   }
   {
@@ -63,8 +64,8 @@ void writeTableFile(const std::string& path, const TableFile& content) {
     }
     const std::uint64_t sum = checksum.value();
     const Dataspace space(H5Screate(H5S_SCALAR));
-    const Attribute attribute(
-        H5Acreate2(file.get(), "text_checksum", H5T_STD_U64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT));
+    const Attribute attribute(H5Acreate2(file.get(), "text_checksum", H5T_STD_U64LE, space.get(),
+                                         H5P_DEFAULT, H5P_DEFAULT));
     if (!attribute.valid() || H5Awrite(attribute.get(), H5T_NATIVE_UINT64, &sum) < 0)
       fail("writing the text checksum");
     if (H5Fflush(file.get(), H5F_SCOPE_LOCAL) < 0) fail("flushing");

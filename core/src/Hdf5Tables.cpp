@@ -10,7 +10,10 @@ namespace racktwin::core::hdf5 {
 
 TableWriter::TableWriter(hid_t file, hid_t string_type, TextChecksum& checksum,
                          std::string file_name)
-    : file_(file), string_type_(string_type), checksum_(checksum), file_name_(std::move(file_name)) {}
+    : file_(file),
+      string_type_(string_type),
+      checksum_(checksum),
+      file_name_(std::move(file_name)) {}
 
 void TableWriter::fail(const std::string& what) const {
   std::string message = "HDF5 file '" + file_name_ + "': " + what + " failed";
@@ -33,15 +36,16 @@ Group TableWriter::replaceGroup(const std::string& name) {
 void TableWriter::stringAttribute(const std::string& object_path, const char* name,
                                   std::string_view value) {
   const std::string where = "attribute '" + std::string(name) + "' of " + object_path;
-  const Object object(check(H5Oopen(file_, object_path.c_str(), H5P_DEFAULT), "opening " + object_path));
+  const Object object(
+      check(H5Oopen(file_, object_path.c_str(), H5P_DEFAULT), "opening " + object_path));
   const std::string text(value);
   const Dataspace space(check(H5Screate(H5S_SCALAR), "creating a dataspace"));
   if (check(H5Aexists(object.get(), name), "looking up " + where) > 0) {
     check(H5Adelete(object.get(), name), "replacing " + where);
   }
-  const Attribute attribute(check(
-      H5Acreate2(object.get(), name, string_type_, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-      "creating " + where));
+  const Attribute attribute(
+      check(H5Acreate2(object.get(), name, string_type_, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+            "creating " + where));
   const char* data = text.c_str();
   check(H5Awrite(attribute.get(), string_type_, &data), "writing " + where);
   checksum_.set(object_path + "@" + name, text);
@@ -53,9 +57,9 @@ void TableWriter::numberAttribute(const char* name, double value) {
     check(H5Adelete(file_, name), "replacing " + where);
   }
   const Dataspace space(check(H5Screate(H5S_SCALAR), "creating a dataspace"));
-  const Attribute attribute(check(
-      H5Acreate2(file_, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-      "creating " + where));
+  const Attribute attribute(
+      check(H5Acreate2(file_, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+            "creating " + where));
   check(H5Awrite(attribute.get(), H5T_NATIVE_DOUBLE, &value), "writing " + where);
 }
 
@@ -76,8 +80,8 @@ void TableWriter::writeText(const std::string& group_name, const std::string& na
   checksum_.setStrings(path, {copy});
 }
 
-void TableWriter::writeColumn(hid_t group, const std::string& group_name,
-                              const TableColumn& column, std::size_t rows) {
+void TableWriter::writeColumn(hid_t group, const std::string& group_name, const TableColumn& column,
+                              std::size_t rows) {
   const std::string path = "/" + group_name + "/" + column.name;
   const int rank = column.width > 1 ? 2 : 1;
   const hsize_t dims[2] = {rows, column.width};
@@ -91,10 +95,10 @@ void TableWriter::writeColumn(hid_t group, const std::string& group_name,
     check(H5Pset_deflate(dcpl.get(), 4), "setting the deflate filter of " + path);
     check(H5Pset_fletcher32(dcpl.get()), "setting the checksum filter of " + path);
   }
-  const Dataset dataset(check(H5Dcreate2(group, column.name.c_str(),
-                                         column.text ? string_type_ : H5T_IEEE_F64LE, space.get(),
-                                         H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-                              "creating dataset " + path));
+  const Dataset dataset(
+      check(H5Dcreate2(group, column.name.c_str(), column.text ? string_type_ : H5T_IEEE_F64LE,
+                       space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+            "creating dataset " + path));
   if (column.text) {
     std::vector<const char*> pointers;
     pointers.reserve(column.strings.size());

@@ -18,6 +18,8 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kRoundOff = 1e-9;  // relative: a margin this small is the rating itself
+// The unit of the columns whose unit differs by row.
+constexpr const char* kPerRow = "per row: /limits/unit";
 
 double marginFraction(const DesignLimit& limit, const LimitOutcome& outcome) {
   return outcome.worst_margin / limit.scale;
@@ -115,7 +117,7 @@ double LimitMonitor::evaluate(std::size_t limit, std::span<const double> row) co
   double x[3] = {0.0, 0.0, 0.0};
   for (std::size_t k = 0; k < r.inputs.size() && k < 3; ++k) {
     const ResolvedInput& in = r.inputs[k];
-    double v = in.reduce == LimitInput::Reduce::Min ? std::numeric_limits<double>::infinity()
+    double v = in.reduce == LimitInput::Reduce::Min   ? std::numeric_limits<double>::infinity()
                : in.reduce == LimitInput::Reduce::Max ? -std::numeric_limits<double>::infinity()
                                                       : 0.0;
     for (const std::size_t offset : in.offsets) {
@@ -187,8 +189,8 @@ void LimitMonitor::append(double time, std::span<const double> row) {
 void LimitMonitor::close(bool /*complete*/, std::string_view /*summary_json*/) {}
 
 std::size_t LimitMonitor::violatedCount() const noexcept {
-  return static_cast<std::size_t>(std::count_if(outcomes_.begin(), outcomes_.end(),
-                                                [](const LimitOutcome& o) { return o.violated(); }));
+  return static_cast<std::size_t>(std::count_if(
+      outcomes_.begin(), outcomes_.end(), [](const LimitOutcome& o) { return o.violated(); }));
 }
 
 std::size_t LimitMonitor::checkedCount() const noexcept {
@@ -201,7 +203,8 @@ std::size_t LimitMonitor::bindingLimit() const noexcept {
   for (std::size_t i = 0; i < limits_.size(); ++i) {
     if (!outcomes_[i].evaluated) continue;
     if (best == limits_.size()
-        || marginFraction(limits_[i], outcomes_[i]) < marginFraction(limits_[best], outcomes_[best]))
+        || marginFraction(limits_[i], outcomes_[i])
+               < marginFraction(limits_[best], outcomes_[best]))
       best = i;
   }
   return best;
@@ -245,11 +248,10 @@ std::vector<std::string> LimitMonitor::violationLines() const {
                   "%s: %s: %s %s %s by %s (%s at t = %.0f s; first at t = %.0f s, exceeded for "
                   "%.0f s)",
                   l.component.c_str(), l.label.c_str(), l.at_most ? "at most" : "at least",
-                  formatLimitValue(l.rating, l.unit).c_str(),
-                  l.at_most ? "exceeded" : "undershot",
+                  formatLimitValue(l.rating, l.unit).c_str(), l.at_most ? "exceeded" : "undershot",
                   formatLimitDifference(-o.worst_margin, l.unit).c_str(),
-                  formatLimitValue(o.worst_value, l.unit).c_str(), o.worst_time,
-                  o.first_violation, o.violated_time);
+                  formatLimitValue(o.worst_value, l.unit).c_str(), o.worst_time, o.first_violation,
+                  o.violated_time);
     lines.emplace_back(text);
   }
   return lines;
@@ -263,14 +265,15 @@ void LimitMonitor::summarise(Summary& summary) const {
                binding < limits_.size()
                    ? std::optional<double>(marginFraction(limits_[binding], outcomes_[binding]))
                    : std::nullopt,
-               "Smallest design margin, fraction of its rating (10 K for temperatures)", "%",
-               100.0, 0.0});
+               "Smallest design margin, fraction of its rating (10 K for temperatures)", "%", 100.0,
+               0.0});
 }
 
 ResultTable LimitMonitor::limitTable() const {
   ResultTable t;
   t.group = "limits";
-  t.description = "Design limits checked at every record: rating, worst margin, when (docs/capacity.md)";
+  t.description =
+      "Design limits checked at every record: rating, worst margin, when (docs/capacity.md)";
   auto& id = t.strings("id", "Limit id: <component>:<limit>");
   auto& component = t.strings("component", "The rated component");
   auto& group = t.strings("group", "Row of the headroom table: CDU, row, feeder or site");
@@ -281,16 +284,22 @@ ResultTable LimitMonitor::limitTable() const {
   auto& unit = t.strings("unit", "SI unit of value, rating and margin");
   auto& sense = t.strings("sense", "max: value at or below the rating; min: at or above");
   auto& source = t.strings("source", "Where the rating comes from");
-  auto& rating = t.numbers("rating", "", "The rating, in the row's unit");
-  auto& value = t.numbers("worst_value", "", "The value at the worst record, in the row's unit");
-  auto& margin = t.numbers("worst_margin", "", "Rating - value (max) or value - rating (min); < 0: exceeded");
+  auto& rating = t.numbers("rating", kPerRow, "The rating, in the row's unit");
+  auto& value =
+      t.numbers("worst_value", kPerRow, "The value at the worst record, in the row's unit");
+  auto& margin = t.numbers("worst_margin", kPerRow,
+                           "Rating - value (max) or value - rating (min); < 0: exceeded");
   auto& fraction = t.numbers("worst_margin_fraction", "1",
                              "worst_margin over the rating (10 K for temperatures)");
   auto& when = t.numbers("worst_time", "s", "Record time of the worst margin");
-  auto& first = t.numbers("first_violation_time", "s", "First record exceeding the rating; NaN if none");
-  auto& last = t.numbers("last_violation_time", "s", "Last record exceeding the rating; NaN if none");
-  auto& during = t.numbers("violated_time", "s", "Total length of the record intervals exceeding it");
-  auto& checked = t.numbers("checked", "1", "1, or 0 when a channel the limit needs was not recorded");
+  auto& first =
+      t.numbers("first_violation_time", "s", "First record exceeding the rating; NaN if none");
+  auto& last =
+      t.numbers("last_violation_time", "s", "Last record exceeding the rating; NaN if none");
+  auto& during =
+      t.numbers("violated_time", "s", "Total length of the record intervals exceeding it");
+  auto& checked =
+      t.numbers("checked", "1", "1, or 0 when a channel the limit needs was not recorded");
   for (std::size_t i = 0; i < limits_.size(); ++i) {
     const DesignLimit& l = limits_[i];
     const LimitOutcome& o = outcomes_[i];

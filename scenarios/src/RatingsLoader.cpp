@@ -6,8 +6,8 @@ using core::Dimension;
 
 void readCduRatings(const MapReader& data_file, core::CduRatingsSpec& ratings) {
   const auto r = data_file.optionalMap(
-      "ratings", {"secondary_flow_max", "secondary_design_pressure", "fill_pressure",
-                  "pump_runout_fraction"});
+      "ratings",
+      {"secondary_flow_max", "secondary_design_pressure", "fill_pressure", "pump_runout_fraction"});
   if (!r) return;
   ratings.V_flow_secondary_max =
       r->quantityOr("secondary_flow_max", Dimension::VolumeFlow, 0.0, Check::Positive);
@@ -17,16 +17,16 @@ void readCduRatings(const MapReader& data_file, core::CduRatingsSpec& ratings) {
   if (ratings.p_secondary_design > 0.0 && ratings.p_fill >= ratings.p_secondary_design) {
     r->fail("fill_pressure", "must be below the secondary_design_pressure");
   }
-  ratings.pump_runout_fraction = r->quantityOr("pump_runout_fraction", Dimension::Dimensionless,
-                                               0.0, Check::PositiveFraction);
+  ratings.pump_runout_fraction =
+      r->quantityOr("pump_runout_fraction", Dimension::Dimensionless, 0.0, Check::PositiveFraction);
   r->finish();
 }
 
 void readRackRatings(const MapReader& data_file, core::RackCoolingRatingsSpec& ratings) {
-  const auto r = data_file.optionalMap(
-      "ratings", {"inlet_temperature_max", "return_temperature_max", "flow_per_kW_min",
-                  "manifold_differential_pressure_max", "qd_working_pressure",
-                  "cold_plate_minimum_flow"});
+  const auto r =
+      data_file.optionalMap("ratings", {"inlet_temperature_max", "return_temperature_max",
+                                        "flow_per_kW_min", "manifold_differential_pressure_max",
+                                        "qd_working_pressure", "cold_plate_minimum_flow"});
   if (!r) return;
   ratings.T_inlet_max = r->quantityOr("inlet_temperature_max", Dimension::Temperature, 0.0,
                                       Check::Positive, Kind::CoolantTemperature);

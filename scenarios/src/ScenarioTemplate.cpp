@@ -154,8 +154,9 @@ void expandTemplate(YamlDocument& doc) {
   const int per_row = t.integer("racks_per_row", 1, kMaxTemplateCount);
   const int per_cdu = t.integerOr("racks_per_cdu", per_row, 1, kMaxTemplateCount);
   if (static_cast<long long>(rows) * per_row > kMaxTemplateCount) {
-    t.fail("rows", "rows x racks_per_row is " + std::to_string(static_cast<long long>(rows) * per_row)
-                       + " racks; at most " + std::to_string(kMaxTemplateCount));
+    t.fail("rows", "rows x racks_per_row is "
+                       + std::to_string(static_cast<long long>(rows) * per_row) + " racks; at most "
+                       + std::to_string(kMaxTemplateCount));
   }
   // Which keys a rack or a CDU accepts is the loader's business (racks[], cdus[]): it reads the
   // generated entries; the template checks its own keys.
@@ -187,8 +188,7 @@ void expandTemplate(YamlDocument& doc) {
       v.row = r;
       v.cdu = c;
       v.cdu_n = (r - 1) * cdus_per_row + c;
-      const std::string id =
-          expand(cdu_pattern, v, t, "cdu", {"row", "cdu", "cdu_n"});
+      const std::string id = expand(cdu_pattern, v, t, "cdu", {"row", "cdu", "cdu_n"});
       unique(id, "cdu");
       row_cdus.push_back(id);
       cdus.push_back(generated(node["cdu"], id, {}));
@@ -204,7 +204,8 @@ void expandTemplate(YamlDocument& doc) {
           expand(rack_pattern, v, t, "rack", {"row", "rack", "n", "cdu", "cdu_n"});
       unique(id, "rack");
       std::vector<std::pair<std::string, std::string>> composed;
-      if (!row_cdus.empty()) composed.emplace_back("cdu", row_cdus[static_cast<std::size_t>(v.cdu - 1)]);
+      if (!row_cdus.empty())
+        composed.emplace_back("cdu", row_cdus[static_cast<std::size_t>(v.cdu - 1)]);
       racks.push_back(generated(rack_shape, id, composed));
       if (t.has("feeds")) {
         const MapReader f = t.map("feeds", {"a", "b", "alternate"});
@@ -358,7 +359,8 @@ void applySteps(YAML::Node node, const std::vector<PathStep>& steps, std::size_t
     case PathStep::Kind::Index:
     case PathStep::Kind::All:
     case PathStep::Kind::Id: {
-      if (!node.IsSequence()) patchError(where, here, "a list item of something that is not a list");
+      if (!node.IsSequence())
+        patchError(where, here, "a list item of something that is not a list");
       std::vector<std::size_t> items;
       for (std::size_t k = 0; k < node.size(); ++k) {
         if (step.kind == PathStep::Kind::All
@@ -372,8 +374,8 @@ void applySteps(YAML::Node node, const std::vector<PathStep>& steps, std::size_t
                    step.kind == PathStep::Kind::Index
                        ? "no item [" + std::to_string(step.index) + "]: the list has "
                              + std::to_string(node.size())
-                       : step.kind == PathStep::Kind::Id ? "no item with id '" + step.name + "'"
-                                                         : "the list is empty");
+                   : step.kind == PathStep::Kind::Id ? "no item with id '" + step.name + "'"
+                                                     : "the list is empty");
       }
       for (const std::size_t k : items) {
         if (last) {

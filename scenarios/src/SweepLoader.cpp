@@ -46,8 +46,7 @@ std::string valueText(const YAML::Node& node) {
 
 SweepParameter readParameter(const ListReader& list, std::size_t i, const YAML::Node& node,
                              std::set<std::string>& names) {
-  const MapReader m =
-      list.map(i, {"name", "key", "keys", "values", "labels", "range", "integer"});
+  const MapReader m = list.map(i, {"name", "key", "keys", "values", "labels", "range", "integer"});
   SweepParameter p;
   p.where = list.whereItem(i);
   p.name = m.string("name", "an identifier");
@@ -157,12 +156,14 @@ void readEnvelope(const MapReader& r, SweepSpec& s) {
     search.fail("to", "expected a number with its unit (none for a count)");
   if (to_unit != env.unit) search.fail("to", "must be written in the unit of from");
   if (!(env.to > env.from)) search.fail("to", "must be above from");
-  env.integer = env.unit.empty() && std::floor(env.from) == env.from && std::floor(env.to) == env.to;
+  env.integer =
+      env.unit.empty() && std::floor(env.from) == env.from && std::floor(env.to) == env.to;
   env.resolution = 1.0;
   if (search.has("resolution")) {
     double resolution = 0.0;
     std::string unit;
-    if (!splitNumber(search.string("resolution", "a number"), resolution, unit) || !(resolution > 0.0))
+    if (!splitNumber(search.string("resolution", "a number"), resolution, unit)
+        || !(resolution > 0.0))
       search.fail("resolution", "expected a positive number");
     env.resolution = resolution;
     env.integer = env.integer && std::floor(resolution) == resolution;
@@ -211,7 +212,8 @@ SweepSpec loadSweep(const std::string& path) {
       MapReader::root(doc, {"racktwin_sweep", "name", "description", "base", "set", "design",
                             "samples", "seed", "parameters", "faults", "results", "envelope"});
   if (!r.has("racktwin_sweep"))
-    r.fail("racktwin_sweep", "required key is missing; a sweep file starts with 'racktwin_sweep: 1'");
+    r.fail("racktwin_sweep",
+           "required key is missing; a sweep file starts with 'racktwin_sweep: 1'");
   (void)r.integer("racktwin_sweep", kSweepFormatVersion, kSweepFormatVersion);
   s.name = r.string("name", "a name for the sweep");
   (void)r.optionalString("description", "a description");

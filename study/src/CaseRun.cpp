@@ -78,7 +78,8 @@ CaseResult CaseResult::fromJson(const std::string& line) {
   r.binding = j.at("binding").get<std::string>();
   r.margin_min = j.at("margin_min").get<double>();
   for (const auto& v : j.at("violations"))
-    r.violations.push_back({v.at(0).get<std::string>(), v.at(1).get<double>(), v.at(2).get<double>()});
+    r.violations.push_back(
+        {v.at(0).get<std::string>(), v.at(1).get<double>(), v.at(2).get<double>()});
   r.result_file = j.at("result_file").get<std::string>();
   return r;
 }
@@ -89,8 +90,7 @@ CaseResult runCase(const scenarios::SweepSpec& spec, const SweepCase& c,
   r.index = c.index;
   const auto start = std::chrono::steady_clock::now();
   try {
-    scenarios::Twin twin(
-        scenarios::loadPatchedScenario(spec.base_text, spec.base_path, c.patches));
+    scenarios::Twin twin(scenarios::loadPatchedScenario(spec.base_text, spec.base_path, c.patches));
     std::unique_ptr<core::RecorderSink> sink;
     if (!result_file.empty()) {
       sink = core::makeHdf5Sink(result_file);

@@ -171,20 +171,25 @@ std::vector<Fault> singleFaults(const core::SiteSpec& site, const std::vector<st
   };
   if (has("cdu")) {
     for (const core::CduSpec& c : site.cdus) {
-      out.push_back({"cdu", "cdu_loss " + c.id.str() + " at " + when,
-                     {"events[+]", "{at: " + when + ", action: cdu_loss, target: " + c.id.str() + "}"}});
+      out.push_back(
+          {"cdu",
+           "cdu_loss " + c.id.str() + " at " + when,
+           {"events[+]", "{at: " + when + ", action: cdu_loss, target: " + c.id.str() + "}"}});
     }
   }
   if (has("pump")) {
     for (const core::CduSpec& c : site.cdus) {
-      out.push_back({"pump", "pump_trip " + c.id.str() + " at " + when,
-                     {"events[+]", "{at: " + when + ", action: pump_trip, target: " + c.id.str() + "}"}});
+      out.push_back(
+          {"pump",
+           "pump_trip " + c.id.str() + " at " + when,
+           {"events[+]", "{at: " + when + ", action: pump_trip, target: " + c.id.str() + "}"}});
     }
   }
   if (has("feed")) {
     for (const core::RackSpec& r : site.racks) {
       for (const char* side : {"a", "b"}) {
-        out.push_back({"feed", "feed_loss " + r.id.str() + " " + side + " at " + when,
+        out.push_back({"feed",
+                       "feed_loss " + r.id.str() + " " + side + " at " + when,
                        {"events[+]", "{at: " + when + ", action: feed_loss, target: " + r.id.str()
                                          + ", feed: " + side + "}"}});
       }
@@ -198,7 +203,8 @@ std::vector<Fault> singleFaults(const core::SiteSpec& site, const std::vector<st
 std::vector<std::pair<std::string, ScenarioPatch>> singleFaultPatches(
     const SweepSpec& spec, const std::vector<ScenarioPatch>& patches,
     const std::vector<std::string>& kinds) {
-  const core::SiteSpec site = scenarios::loadPatchedScenario(spec.base_text, spec.base_path, patches);
+  const core::SiteSpec site =
+      scenarios::loadPatchedScenario(spec.base_text, spec.base_path, patches);
   std::vector<std::pair<std::string, ScenarioPatch>> out;
   for (Fault& f : singleFaults(site, kinds, spec.faults.at))
     out.emplace_back(std::move(f.label), std::move(f.patch));

@@ -6,8 +6,8 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -103,7 +103,8 @@ Envelope runEnvelope(const SweepSpec& spec, const RunOptions& options) {
   Envelope out;
   // Results by (row, value text, fault label): N and N+1 share the unfaulted cases.
   std::map<std::tuple<std::size_t, std::string, std::string>, std::size_t> known;
-  std::map<std::pair<std::size_t, std::string>, std::vector<std::pair<std::string, ScenarioPatch>>> faults_at;
+  std::map<std::pair<std::size_t, std::string>, std::vector<std::pair<std::string, ScenarioPatch>>>
+      faults_at;
   RunOptions round_options = options;
   round_options.journal.clear();
   round_options.results_on_every_rank = true;
@@ -150,7 +151,8 @@ Envelope runEnvelope(const SweepSpec& spec, const RunOptions& options) {
         if (known.count(key) != 0) continue;
         bool queued = false;
         for (const SweepCase& c : batch)
-          queued = queued || (c.point == s.row && c.parameter_text.back() == text && c.fault == label);
+          queued =
+              queued || (c.point == s.row && c.parameter_text.back() == text && c.fault == label);
         if (queued) continue;
         SweepCase c;
         c.point = s.row;
@@ -236,7 +238,7 @@ std::string envelopeText(const SweepSpec& spec, const Envelope& envelope) {
   std::string out = "Envelope of " + e.key + " over [" + valueText(e, e.from) + ", "
                     + valueText(e, e.to) + "], resolution " + valueText(e, e.resolution)
                     + ": every design limit met and no GPU throttled.\n";
-  out += "N: no fault. N+1: through every single fault (" ;
+  out += "N: no fault. N+1: through every single fault (";
   for (std::size_t k = 0; k < spec.faults.n_minus_1.size(); ++k)
     out += (k ? ", " : "") + spec.faults.n_minus_1[k];
   out += spec.faults.n_minus_1.empty() ? "none)" : ")";
@@ -254,7 +256,8 @@ std::string envelopeText(const SweepSpec& spec, const Envelope& envelope) {
   }
   out += "\n\n";
   for (const EnvelopeCell& c : envelope.cells) {
-    std::string line = (c.row.empty() ? std::string("all") : c.row) + (c.n_plus_1 ? " N+1: " : " N:   ");
+    std::string line =
+        (c.row.empty() ? std::string("all") : c.row) + (c.n_plus_1 ? " N+1: " : " N:   ");
     switch (c.answer) {
       case EnvelopeCell::Answer::Found:
         line += valueText(e, c.value) + "  (at " + valueText(e, c.first_failing) + ": " + c.binding

@@ -27,7 +27,8 @@ std::uint64_t fnv1a(std::uint64_t h, const std::string& text) {
 
 }  // namespace
 
-std::string sweepFingerprint(const scenarios::SweepSpec& spec, const std::vector<SweepCase>& cases) {
+std::string sweepFingerprint(const scenarios::SweepSpec& spec,
+                             const std::vector<SweepCase>& cases) {
   std::uint64_t h = 14695981039346656037ULL;
   h = fnv1a(h, std::string(core::programVersion()));
   h = fnv1a(h, spec.text);
@@ -93,7 +94,8 @@ std::vector<CaseResult> runCases(const scenarios::SweepSpec& spec,
     return runCase(spec, cases[index], file);
   };
   if (ranks) {
-    detail::runOverRanks(pending, [&](std::size_t index) { record(run(index)); }, run, record);
+    detail::runOverRanks(
+        pending, [&](std::size_t index) { record(run(index)); }, run, record);
   } else {
     detail::runOnThreads(pending, options.threads, [&](std::size_t index) { record(run(index)); });
   }

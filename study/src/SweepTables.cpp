@@ -16,7 +16,8 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 bool endsWith(const std::string& text, const std::string& tail) {
-  return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+  return text.size() >= tail.size()
+         && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
 }
 
 /// The metric keys of every case, in order of first appearance.
@@ -64,10 +65,17 @@ std::string csvNumber(double value) {
 
 std::string metricUnit(const std::string& key) {
   // The summary's keys carry their unit in a suffix (core/Summary.hpp).
-  static const std::pair<const char*, const char*> kSuffixes[] = {
-      {"_m3_per_s", "m3/s"}, {"_L_per_kWh", "L/kWh"}, {"_J", "J"},   {"_K", "K"},
-      {"_W", "W"},           {"_Pa", "Pa"},           {"_s", "s"},   {"_m3", "m3"},
-      {"_Hz", "Hz"},         {"_V", "V"},             {"_A", "A"}};
+  static const std::pair<const char*, const char*> kSuffixes[] = {{"_m3_per_s", "m3/s"},
+                                                                  {"_L_per_kWh", "L/kWh"},
+                                                                  {"_J", "J"},
+                                                                  {"_K", "K"},
+                                                                  {"_W", "W"},
+                                                                  {"_Pa", "Pa"},
+                                                                  {"_s", "s"},
+                                                                  {"_m3", "m3"},
+                                                                  {"_Hz", "Hz"},
+                                                                  {"_V", "V"},
+                                                                  {"_A", "A"}};
   for (const auto& [suffix, unit] : kSuffixes)
     if (endsWith(key, suffix)) return unit;
   return "1";
@@ -79,12 +87,10 @@ core::TableFile sweepTables(const scenarios::SweepSpec& spec, const std::vector<
   std::size_t failed = 0;
   for (const CaseResult& r : results)
     failed += r.ok ? 0 : 1;
-  t.text_attributes = {{"file_kind", "racktwin sweep"},
-                       {"program_version", std::string(core::programVersion())},
-                       {"sweep_name", spec.name},
-                       {"sweep_path", spec.path},
-                       {"base_path", spec.base_path},
-                       {"design", scenarios::sweepDesignName(spec.design)}};
+  t.text_attributes = {
+      {"file_kind", "racktwin sweep"}, {"program_version", std::string(core::programVersion())},
+      {"sweep_name", spec.name},       {"sweep_path", spec.path},
+      {"base_path", spec.base_path},   {"design", scenarios::sweepDesignName(spec.design)}};
   // The order of the parameters and metrics (HDF5 lists a group's datasets by name).
   std::string parameter_names, metric_keys;
   for (const scenarios::SweepParameter& p : spec.parameters)
@@ -105,11 +111,14 @@ core::TableFile sweepTables(const scenarios::SweepSpec& spec, const std::vector<
   auto& status = c.strings("status", "ok, or failed (see error)");
   auto& error = c.strings("error", "What stopped a failed case");
   auto& fault = c.strings("fault", "The case's fault, empty without one");
-  auto& patch = c.strings("patch", "The case's changes to the base scenario, YAML lines key: value");
+  auto& patch =
+      c.strings("patch", "The case's changes to the base scenario, YAML lines key: value");
   auto& file = c.strings("result_file", "The case's full result file, when kept");
   auto& binding = c.strings("binding_limit", "The design limit with the smallest margin");
-  auto& margin = c.numbers("design_margin_min", "1", "Its margin, fraction of its rating (10 K for temperatures)");
-  auto& exceeded = c.strings("limits_exceeded", "Ids of the exceeded design limits, worst first, one a line");
+  auto& margin = c.numbers("design_margin_min", "1",
+                           "Its margin, fraction of its rating (10 K for temperatures)");
+  auto& exceeded =
+      c.strings("limits_exceeded", "Ids of the exceeded design limits, worst first, one a line");
   auto& wall = c.numbers("wall_time", "s", "Wall time of the case (differs between runs)");
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const CaseResult& r = results[i];
@@ -161,8 +170,9 @@ core::TableFile sweepTables(const scenarios::SweepSpec& spec, const std::vector<
   h.group = "headroom";
   auto& names = h.strings("groups", "Headroom groups: CDU ids, rows, feeders, site");
   names.strings = groups;
-  auto& fraction = h.numbers("worst_margin_fraction", "1",
-                             "Cases x groups: the group's smallest margin fraction (NaN: no such group)");
+  auto& fraction =
+      h.numbers("worst_margin_fraction", "1",
+                "Cases x groups: the group's smallest margin fraction (NaN: no such group)");
   auto& limit = h.strings("binding_limit", "Cases x groups: the limit that set it");
   fraction.width = limit.width = std::max<std::size_t>(groups.size(), 1);
   for (const CaseResult& r : results) {
@@ -202,7 +212,8 @@ std::string sweepCsv(const scenarios::SweepSpec& spec, const std::vector<SweepCa
       const auto found = values.find(key);
       out += "," + (found == values.end() ? std::string() : csvNumber(found->second));
     }
-    out += "," + csvField(r.binding) + "," + (r.ok && !r.binding.empty() ? csvNumber(r.margin_min) : "");
+    out += "," + csvField(r.binding) + ","
+           + (r.ok && !r.binding.empty() ? csvNumber(r.margin_min) : "");
     std::map<std::string, double> margins;
     for (const CaseHeadroom& h : r.headroom)
       margins[h.group] = h.margin_fraction;

@@ -32,7 +32,9 @@ using racktwin::test::sourcePath;
 std::string rowOnOneCdu(int racks, double duration_s) {
   std::string text = R"(racktwin_scenario: 1
 name: "racks on one XDU1350 at W32"
-simulation: {duration: )" + std::to_string(duration_s) + R"( s, step: 1 s, substeps: 10, record_interval: 10 s}
+simulation: {duration: )"
+                     + std::to_string(duration_s)
+                     + R"( s, step: 1 s, substeps: 10, record_interval: 10 s}
 coolant: PG25
 facility_water: {supply_temperature: 32 degC}
 cdus:
@@ -44,7 +46,8 @@ racks:
 )";
   for (int r = 1; r <= racks; ++r) {
     char line[120];
-    std::snprintf(line, sizeof line, "  - {id: row1/rack%02d, type: gb300-nvl72, cdu: row1/cdu1}\n", r);
+    std::snprintf(line, sizeof line, "  - {id: row1/rack%02d, type: gb300-nvl72, cdu: row1/cdu1}\n",
+                  r);
     text += line;
   }
   text += R"(workload:
@@ -52,7 +55,8 @@ racks:
     type: training
     racks: all
     start: 0 s
-    duration: )" + std::to_string(duration_s) + R"( s
+    duration: )"
+          + std::to_string(duration_s) + R"( s
     iteration: {compute: 3.2 s, compute_power: 95 %, communication: 0.8 s, communication_power: 40 %}
 )";
   return text;

@@ -37,7 +37,8 @@ std::string cli() {
 std::vector<std::pair<std::string, std::vector<double>>> metrics(const std::string& file) {
   std::vector<std::pair<std::string, std::vector<double>>> out;
   for (const auto& d : readResultInfo(file).datasets)
-    if (d.path.rfind("/metrics/", 0) == 0) out.emplace_back(d.path, readResultDataset(file, d.path));
+    if (d.path.rfind("/metrics/", 0) == 0)
+      out.emplace_back(d.path, readResultDataset(file, d.path));
   return out;
 }
 
@@ -150,9 +151,10 @@ TEST_CASE("a sweep over 3 MPI ranks gives the threaded run's file", "[capacity][
   const std::string dir = scratchDirectory("sweep-mpi");
   REQUIRE(runProgram(cli() + " sweep " + kSmall + " -j 1 -q -o " + dir + "/j1.h5").exit_code == 0);
   // As root in a container: Open MPI needs its explicit consent.
-  const auto mpi = runProgram("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun "
-                              "--oversubscribe -np 3 " + cli() + " sweep " + kSmall + " -q -o "
-                              + dir + "/np3.h5");
+  const auto mpi = runProgram(
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun "
+      "--oversubscribe -np 3 "
+      + cli() + " sweep " + kSmall + " -q -o " + dir + "/np3.h5");
   INFO(mpi.err);
   REQUIRE(mpi.exit_code == 0);
   requireSameSweep(dir + "/j1.h5", dir + "/np3.h5");
@@ -194,14 +196,16 @@ TEST_CASE("racks per XDU1350 at W32: the envelope's answer meets the ratings the
   // 3.2 s and 40 % for 0.8 s: 72 x 1400 x (0.95 x 3.2 + 0.4 x 0.8) / 4 = 84.7 kW of GPUs, 36 CPUs
   // x 250 W busy, 18 NVSwitches x 550 W busy: 103.6 kW; leakage at W32 adds, so 95 % of it is a
   // floor of what each rack puts into the loop.
-  const double rack_heat_floor = 0.95 * (72 * 1400.0 * (0.95 * 3.2 + 0.4 * 0.8) / 4.0 + 36 * 250.0 + 18 * 550.0);
+  const double rack_heat_floor =
+      0.95 * (72 * 1400.0 * (0.95 * 3.2 + 0.4 * 0.8) / 4.0 + 36 * 250.0 + 18 * 550.0);
   CHECK(answer <= std::floor(1.35e6 / rack_heat_floor));
   // The recorded data of the answer's case and of the first failing one, against the named
   // rating: the answer's row stays within it after the warm-up, the next rack exceeds it.
   const auto ids = readResultStrings(file, "/cases/id");
   const auto patches = readResultStrings(file, "/cases/patch");
   const auto caseFile = [&](double racks) {
-    const std::string key = "template.racks_per_row: " + std::to_string(static_cast<int>(racks)) + "\n";
+    const std::string key =
+        "template.racks_per_row: " + std::to_string(static_cast<int>(racks)) + "\n";
     for (std::size_t i = 0; i < ids.size(); ++i)
       if (patches[i].find(key) != std::string::npos) return dir + "/env.cases/" + ids[i] + ".h5";
     FAIL("no case with " << key);

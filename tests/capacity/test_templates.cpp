@@ -86,7 +86,8 @@ template:
 
 }  // namespace
 
-TEST_CASE("the 64-rack cluster as a template is the explicit file's site", "[capacity][templates]") {
+TEST_CASE("the 64-rack cluster as a template is the explicit file's site",
+          "[capacity][templates]") {
   const SiteSpec explicit_site = loadScenario(sourcePath("scenarios/cluster-64-racks.yaml"));
   const SiteSpec generated =
       loadScenario(sourcePath("tests/capacity/data/cluster-64-template.yaml"));
@@ -219,14 +220,14 @@ TEST_CASE("errors in a template name the file, line and key", "[capacity][templa
 }
 
 TEST_CASE("patches set values at key paths before the site is read", "[capacity][templates]") {
-  const SiteSpec site = loadPatchedScenario(
-      kBase, "t.yaml",
-      {{"template.racks_per_row", "8"},
-       {"facility_water.supply_temperature", "27 degC"},
-       {"cdus[*].supply_temperature_setpoint", "31 degC"},
-       {"cdus[id=r2/cdu1].pump_speed", "70 %"},
-       {"events[+]", "{at: 30 s, action: pump_trip, target: r1/cdu1}"}},
-      sourcePath("data"));
+  const SiteSpec site =
+      loadPatchedScenario(kBase, "t.yaml",
+                          {{"template.racks_per_row", "8"},
+                           {"facility_water.supply_temperature", "27 degC"},
+                           {"cdus[*].supply_temperature_setpoint", "31 degC"},
+                           {"cdus[id=r2/cdu1].pump_speed", "70 %"},
+                           {"events[+]", "{at: 30 s, action: pump_trip, target: r1/cdu1}"}},
+                          sourcePath("data"));
   CHECK(site.racks.size() == 16);
   CHECK(site.cdus.size() == 4);  // 8 racks at 4 per CDU: two per row
   CHECK(site.facility.T_supply == Approx(273.15 + 27.0));

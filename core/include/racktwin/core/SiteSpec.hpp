@@ -108,11 +108,11 @@ struct PowerShelfSpec {
 /// The cooling ratings of a rack type (its data file's `ratings:`), checked at every record by the
 /// design-limit monitor (DesignLimits.hpp). 0 = not rated: that limit is not checked.
 struct RackCoolingRatingsSpec {
-  double T_inlet_max = 0.0;         // K, highest coolant supply temperature at the rack
-  double T_return_max = 0.0;        // K, highest coolant temperature leaving a tray
-  double flow_per_heat_min = 0.0;   // m3/s per W of heat into the liquid (1.5 L/min per kW...)
-  double dp_manifold_max = 0.0;     // Pa, highest supply - return differential pressure
-  double p_qd_max = 0.0;            // Pa gauge, working pressure of the quick disconnects
+  double T_inlet_max = 0.0;            // K, highest coolant supply temperature at the rack
+  double T_return_max = 0.0;           // K, highest coolant temperature leaving a tray
+  double flow_per_heat_min = 0.0;      // m3/s per W of heat into the liquid (1.5 L/min per kW...)
+  double dp_manifold_max = 0.0;        // Pa, highest supply - return differential pressure
+  double p_qd_max = 0.0;               // Pa gauge, working pressure of the quick disconnects
   double V_flow_cold_plate_min = 0.0;  // m3/s, lowest flow through one GPU cold plate
 };
 
@@ -197,8 +197,8 @@ struct RowHeaderSpec {
 /// every record by the design-limit monitor (DesignLimits.hpp). 0 = not rated: not checked.
 struct CduRatingsSpec {
   double V_flow_secondary_max = 0.0;  // m3/s, highest secondary flow of the unit
-  double p_secondary_design = 0.0;    // Pa gauge, design (working) pressure of the secondary circuit
-  double p_fill = 0.0;                // Pa gauge, static pressure at the pump suction (tank)
+  double p_secondary_design = 0.0;  // Pa gauge, design (working) pressure of the secondary circuit
+  double p_fill = 0.0;              // Pa gauge, static pressure at the pump suction (tank)
   double pump_runout_fraction = 0.0;  // highest flow of one pump over its zero-head flow at speed
 };
 

@@ -14,7 +14,7 @@
 namespace racktwin::study {
 
 struct EnvelopeCell {
-  std::string row;       // the row parameter's label or value ("W32"); "" with one row
+  std::string row;        // the row parameter's label or value ("W32"); "" with one row
   bool n_plus_1 = false;  // through every single fault (N+1) or without a fault (N)
   enum class Answer { Found, BelowSearch, AtLeastTop } answer = Answer::Found;
   double value = 0.0;          // the largest acceptable value (Found, AtLeastTop)

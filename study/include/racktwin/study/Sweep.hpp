@@ -19,7 +19,7 @@ namespace racktwin::study {
 
 struct SweepCase {
   std::size_t index = 0;
-  std::string id;  // "case-0007"
+  std::string id;                                 // "case-0007"
   std::vector<scenarios::ScenarioPatch> patches;  // set, parameters, fault: in that order
   std::vector<std::string> parameter_text;        // per parameter: its label or value(s)
   std::vector<double> parameter_number;           // per parameter: the number, or NaN
@@ -65,14 +65,14 @@ struct LimitExcuse {
 struct CaseResult {
   std::size_t index = 0;
   bool ok = false;
-  std::string error;  // what stopped a failed case
+  std::string error;       // what stopped a failed case
   double wall_time = 0.0;  // s (not compared between runs)
   std::vector<std::pair<std::string, std::optional<double>>> metrics;  // the summary, in order
   std::vector<CaseHeadroom> headroom;
-  std::string binding;                  // the limit with the smallest margin fraction
-  double margin_min = 0.0;              // its margin fraction
+  std::string binding;                     // the limit with the smallest margin fraction
+  double margin_min = 0.0;                 // its margin fraction
   std::vector<LimitViolation> violations;  // worst first
-  std::string result_file;              // full result, when kept
+  std::string result_file;                 // full result, when kept
 
   /// No design limit exceeded, no GPU throttled or shut down (what an envelope accepts); a limit
   /// exceeded only inside one of `excuse`'s windows is excused, a GPU's slowdown never.
@@ -117,7 +117,7 @@ void mpiFinish();
 
 /// The sweep file's content (docs/capacity.md): tables and root attributes.
 core::TableFile sweepTables(const scenarios::SweepSpec& spec, const std::vector<SweepCase>& cases,
-                        const std::vector<CaseResult>& results);
+                            const std::vector<CaseResult>& results);
 /// One row per case: id, status, fault, parameters, metrics (SI, unit in the header), headroom
 /// margins, error.
 std::string sweepCsv(const scenarios::SweepSpec& spec, const std::vector<SweepCase>& cases,
