@@ -139,7 +139,7 @@ void Catalogue::addCdu(const CduSpec& c) {
                          true, c.Q_flow_nominal, c.Q_flow_nominal);
     l.inputs = {input("cdu/Q_flow", me)};
   }
-  {
+  if (c.rejection == CduSpec::Rejection::FacilityWater) {
     // At rated flows a counter-flow exchanger of equal capacity rates has the same temperature
     // difference along its length, Q / UA: the approach it needs grows in proportion to the heat
     // it moves. The facility supply plus that approach must stay at or below the set-point.

@@ -30,6 +30,7 @@ std::string twoDigits(const char* prefix, int n) {
 // component of a registered kind: the kind gives its law, volume, cells and thermal role.
 struct CoolingModel::Impl::LoopBuilder {
   Impl& m;
+  const core::SiteSpec& site;
   CoolantLoop& loop;
   std::uint32_t loop_index;
   std::vector<LinkLaw> laws;
@@ -82,17 +83,18 @@ struct CoolingModel::Impl::LoopBuilder {
     const Index pump_out = node(base + "/pump_outlet");
     unit.pump_link = link(components::pumpKind(), base + "/pump", suction, pump_out,
                           components::pumpParameters(cdu.pump), -1, &unit.pump_coupling);
-    const ComponentParameters hx = components::plateHeatExchangerParameters(cdu);
+    // The exchanger: a plate exchanger to facility water, or a liquid-to-air CDU's air coil.
+    const bool air = cdu.rejection == core::CduSpec::Rejection::RoomAir;
+    const CoolantComponentKind& hx_kind =
+        air ? *findCoolantComponentKind("air-coil") : components::plateHeatExchangerKind();
+    const ComponentParameters hx = air ? ComponentParameters{cdu.air_coil, cdu.air_coil_dp}
+                                       : components::plateHeatExchangerParameters(cdu);
+    const Index hx_out = cdu.has_strainer ? node(base + "/hx_outlet") : supply;
+    unit.hx_link = link(hx_kind, base + "/hx", pump_out, hx_out, hx, -1, &unit.hx_coupling);
     if (cdu.has_strainer) {
       // The strainer sits after the exchanger, in series, with its own law and volume.
-      const Index hx_out = node(base + "/hx_outlet");
-      unit.hx_link = link(components::plateHeatExchangerKind(), base + "/hx", pump_out, hx_out, hx,
-                          -1, &unit.hx_coupling);
       unit.strainer_link = link(components::strainerKind(), base + "/strainer", hx_out, supply,
                                 components::strainerParameters(cdu));
-    } else {
-      unit.hx_link = link(components::plateHeatExchangerKind(), base + "/hx", pump_out, supply, hx,
-                          -1, &unit.hx_coupling);
     }
   }
 
@@ -126,6 +128,27 @@ struct CoolingModel::Impl::LoopBuilder {
     loop.rack_return_tap.push_back(return_first);
     Index supply_tap = supply_first;
     Index return_tap = return_first;
+    // Components attached on the CDU's water run from the rack's supply tap to its return tap,
+    // in parallel with the manifolds (a rear door's coil fed from the same hoses).
+    for (const core::AttachedComponentSpec& a : rack.attachments) {
+      if (a.water != core::AttachedComponentSpec::Water::Cdu) continue;
+      const CoolantComponentKind& kind = *findCoolantComponentKind(a.kind);
+      ComponentParameters p{a.values, std::nullopt};
+      if (kind.takesPressureDrop()) p.pressure_drop = a.pressure_drop;
+      const core::CduSpec& cdu = *m.units[loop.units.front()].cdu;
+      const CoolantProperties props =
+          Coolant::fromSpec(site.secondary_coolant).at(cdu.T_supply_set);
+      kind.prepare(p, props.rho * props.cp);
+      cooling::RackAirExchangers::Item item;
+      item.kind = &kind;
+      item.id = a.id.str();
+      item.rack = rack_index;
+      item.rack_air_V_flow = type.air_V_flow;
+      item.loop = static_cast<std::int32_t>(loop_index);
+      item.link = link(kind, a.id.str(), supply_first, return_first, p, -1, &item.coupling);
+      item.p = std::move(p);
+      m.rack_exchangers.addOnLoop(std::move(item));
+    }
     const core::SiteLayout& L = *m.layout;
     const ComponentParameters qd = components::quickDisconnectParameters(type.quick_disconnect);
     for (std::size_t k = 0; k < trays.size(); ++k) {
@@ -210,7 +233,7 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
   for (const core::SecondaryRingSpec& ring : site.rings) {
     CoolantLoop& loop = loops.emplace_back();
     loop.name = ring.id.str();
-    LoopBuilder b{*this, loop, static_cast<std::uint32_t>(loops.size() - 1), {}};
+    LoopBuilder b{*this, site, loop, static_cast<std::uint32_t>(loops.size() - 1), {}};
     loop.cell_begin = static_cast<std::uint32_t>(cells.C.size());
     loop.die_begin = static_cast<std::uint32_t>(chips.dies.size());
     const std::string base = ring.id.str();
@@ -250,7 +273,7 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
     const core::CduSpec& cdu = site.cdus[c];
     CoolantLoop& loop = loops.emplace_back();
     loop.name = cdu.id.str();
-    LoopBuilder b{*this, loop, static_cast<std::uint32_t>(loops.size() - 1), {}};
+    LoopBuilder b{*this, site, loop, static_cast<std::uint32_t>(loops.size() - 1), {}};
     loop.cell_begin = static_cast<std::uint32_t>(cells.C.size());
     loop.die_begin = static_cast<std::uint32_t>(chips.dies.size());
     const std::string base = cdu.id.str();
@@ -304,10 +327,36 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
   }
 
   if (site.facility.loop.present) {
-    facility = std::make_unique<FacilityLoop>(site.facility, site.cdus, site.ambient);
-    facility_Q_cdu.assign(site.cdus.size(), 0.0);
+    // Liquid-to-air CDUs have no facility water: the loop serves the others, in site order.
+    for (std::size_t c = 0; c < site.cdus.size(); ++c) {
+      if (site.cdus[c].rejection != core::CduSpec::Rejection::FacilityWater) continue;
+      units[c].facility_index = static_cast<std::int32_t>(facility_cdus.size());
+      facility_cdus.push_back(site.cdus[c]);
+    }
+    facility = std::make_unique<FacilityLoop>(site.facility, facility_cdus, site.ambient);
+    facility_Q_cdu.assign(facility_cdus.size(), 0.0);
   }
 
+  // Attached components on facility water (a boundary): outside every loop.
+  const CoolantProperties water = Coolant::water().at(site.facility.T_supply);
+  for (std::uint32_t r = 0; r < site.racks.size(); ++r) {
+    for (const core::AttachedComponentSpec& a : site.racks[r].attachments) {
+      if (a.water != core::AttachedComponentSpec::Water::Facility) continue;
+      const CoolantComponentKind& kind = *findCoolantComponentKind(a.kind);
+      ComponentParameters p{a.values, std::nullopt};
+      if (kind.takesPressureDrop()) p.pressure_drop = a.pressure_drop;
+      kind.prepare(p, water.rho * water.cp);
+      cooling::RackAirExchangers::Item item;
+      item.kind = &kind;
+      item.id = a.id.str();
+      item.rack = r;
+      item.rack_air_V_flow = site.racks[r].type.air_V_flow;
+      item.p = std::move(p);
+      rack_exchangers.addOnFacilityWater(std::move(item), water.rho * water.cp);
+    }
+  }
+  rack_exchangers.finishBuild();
+  rack_air_P.assign(site_layout.rack_count, 0.0);
   chips.finishBuild(site_layout);
   const std::size_t n_cells = cells.C.size();
   for (auto* v : {&cells.T, &cells.T_old, &cells.alpha})

@@ -116,8 +116,10 @@ void CoolingModel::Impl::publish(core::SiteState& state, double dt, bool all) {
   if (facility) {
     const FacilityLoop& f = *facility;
     for (std::size_t c = 0; c < units.size(); ++c) {
-      cdu_T_facility_return[c] = f.cduReturnTemperature(c);
-      cdu_T_facility_supply[c] = f.cduSupplyTemperature(c);
+      if (units[c].facility_index < 0) continue;
+      const auto k = static_cast<std::size_t>(units[c].facility_index);
+      cdu_T_facility_return[c] = f.cduReturnTemperature(k);
+      cdu_T_facility_supply[c] = f.cduSupplyTemperature(k);
     }
     fac_T_supply = f.supplyTemperature();
     fac_T_return = f.returnTemperature();
@@ -164,9 +166,11 @@ void CoolingModel::initialize(core::SiteState& state) {
   if (m.facility) {
     // Facility water starts at its supply set-point, the valves half open like the CDUs'.
     m.facility->initialize(m.facility->supplySetpoint(), 0.5);
-    for (std::size_t u = 0; u < m.units.size(); ++u) {
-      m.units[u].T_facility_supply = m.facility->cduSupplyTemperature(u);
-      m.units[u].valve_opening = m.facility->valveOpening(u);
+    for (CduUnit& unit : m.units) {
+      if (unit.facility_index < 0) continue;
+      const auto k = static_cast<std::size_t>(unit.facility_index);
+      unit.T_facility_supply = m.facility->cduSupplyTemperature(k);
+      unit.valve_opening = m.facility->valveOpening(k);
     }
   }
   m.ledger.reset(m.stored());
@@ -181,8 +185,11 @@ void CoolingModel::advance(double t, double dt, core::SiteState& state) {
   Impl& m = *impl_;
   m.chips.takeStepPower(state, dt);
   double Q_air = 0.0;
-  for (double E : state.rack_air_E_step)
-    Q_air += E / dt;
+  for (std::size_t r = 0; r < state.rack_air_E_step.size(); ++r) {
+    const double P = state.rack_air_E_step[r] / dt;
+    m.rack_air_P[r] = P;
+    Q_air += P;
+  }
   Q_air += state.hall_air_E_step / dt;  // distribution losses in the hall (busways, RPPs)
 
   // Transport is implicit and stable at any step, but the valve PI is a sampled controller: one
@@ -216,21 +223,25 @@ void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
   FacilityLoop* plant = facility.get();
   for (std::size_t u = 0; u < units.size(); ++u) {
     CduUnit& unit = units[u];
-    unit.controlValve(h, plant, u);
+    unit.controlValve(h, plant);
     if (unit.controlPump(h, loops[unit.loop].rack_dp_min)) solveHydraulics(loops[unit.loop]);
   }
   cooling::LoopContext ctx = context();
+  if (!rack_exchangers.empty()) {
+    const double T_facility = units.empty() ? 0.0 : units.front().T_facility_supply;
+    rack_exchangers.prepare(rack_air_P, room.spec.T_supply_air, T_facility, loops, couplings);
+  }
   for (CoolantLoop& loop : loops) {
     // The facility side of every exchanger for this step, then the sweep.
     for (const std::uint32_t u : loop.units) {
       CduUnit& unit = units[u];
-      unit.prepareExchanger(plant, u, loop.C_link[unit.hx_link], couplings[unit.hx_coupling]);
+      unit.prepareExchanger(plant, loop.C_link[unit.hx_link], room.T, couplings[unit.hx_coupling]);
     }
     loop.sweep(ctx, h);
     for (const std::uint32_t u : loop.units) {
       CduUnit& unit = units[u];
       unit.takeSweep(couplings[unit.hx_coupling], loop.node_T[unit.supply],
-                     loop.node_T[unit.suction], plant, u);
+                     loop.node_T[unit.suction], plant);
     }
   }
   for (std::uint32_t l = 0; l < loops.size(); ++l)
@@ -239,15 +250,34 @@ void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
   for (const CduUnit& unit : units) {
     Q_in += unit.pump_P_electric;  // hydraulic part into the coolant, motor loss into the room
     Q_room += unit.pump_P_electric - unit.pump_P_hydraulic;
-    Q_water += unit.Q_hx;
     P_cooling += unit.pump_P_electric;
+    if (unit.rejectsToAir()) {
+      // A liquid-to-air CDU heats the room (its coil, and its fans' power).
+      Q_room += unit.Q_hx + unit.fan_P;
+      Q_in += unit.fan_P;
+      P_cooling += unit.fan_P;
+    } else {
+      Q_water += unit.Q_hx;
+    }
+  }
+  if (!rack_exchangers.empty()) {
+    // Rear doors: the heat they move leaves the room air (into a loop, or facility water
+    // directly); their fans' power is cooling electricity that ends up in the room air.
+    double Q_from_room = 0.0, Q_to_facility = 0.0, P_fan = 0.0;
+    rack_exchangers.take(loops, couplings, Q_from_room, Q_to_facility, P_fan);
+    rack_exchangers.book(h);
+    Q_room += P_fan - Q_from_room;
+    Q_in += P_fan;
+    P_cooling += P_fan;
+    Q_water += Q_to_facility;
   }
   double E_outdoors = 0.0;  // J leaving the site this cycle (besides the CRAH units)
   if (facility) {
     // The exchangers' heat of this cycle enters the facility loop, which carries it to the heat
     // rejection and the trim chiller. Energies from the loop's run totals, so they are exact.
-    for (std::size_t u = 0; u < units.size(); ++u)
-      facility_Q_cdu[u] = units[u].Q_hx;
+    for (const CduUnit& unit : units)
+      if (unit.facility_index >= 0)
+        facility_Q_cdu[static_cast<std::size_t>(unit.facility_index)] = unit.Q_hx;
     const FacilityLoop& f = *facility;
     const double pump_heat = f.pumpHeat(), rejected = f.energyRejected() + f.chillerEnergy();
     const double electric = f.pumpElectricEnergy() + f.fanEnergy() + f.chillerElectricEnergy();
@@ -303,7 +333,8 @@ bool CoolingModel::Impl::applyEvent(const core::EventSpec& event) {
       if (unit == nullptr) return false;
       if (event.kind == core::EventKind::ValveStuck) {
         unit->valve_stuck = true;
-        if (facility) facility->setValveStuck(static_cast<std::size_t>(unit - units.data()), true);
+        if (facility && unit->facility_index >= 0)
+          facility->setValveStuck(static_cast<std::size_t>(unit->facility_index), true);
         return true;
       }
       unit->lose();
@@ -467,6 +498,7 @@ void CoolingModel::declareChannels(core::Recorder& recorder) {
     recorder.add({"ambient", "T_wet_bulb", "K", "Outdoor wet-bulb temperature", none, kTemperature},
                  &m.fac_T_wet_bulb);
   }
+  if (!m.rack_exchangers.empty()) m.rack_exchangers.declareChannels(recorder);
   recorder.add({"room", "T_air", "K", "Room (hot aisle) air temperature", {}, kTemperature},
                &m.room.T);
   recorder.add({"room", "Q_flow_crah", "W", "Heat removed by the CRAH units", {}, kMean},
@@ -514,6 +546,13 @@ void CoolingModel::summarise(core::Summary& summary) const {
   }
   summary.add({"heat_rejected_to_air_J", e.E_rejected_air, "Heat removed by CRAH units", "kWh",
                1.0 / 3.6e6, 0.0, true});
+  if (!m.rack_exchangers.empty()) {
+    summary.add({"rack_exchanger_heat_J", m.rack_exchangers.heatMoved(),
+                 "Heat moved from rack exhaust air into water (rear doors)", "kWh", 1.0 / 3.6e6,
+                 0.0, true});
+    summary.add({"rack_exchanger_fan_energy_J", m.rack_exchangers.fanEnergy(),
+                 "Rear-door fan energy", "kWh", 1.0 / 3.6e6, 0.0});
+  }
   summary.add({"cooling_energy_J", e.E_cooling_electric, "Cooling electrical energy (pumps, fans)",
                "kWh", 1.0 / 3.6e6, 0.0});
   const auto& d = m.design;

@@ -21,6 +21,7 @@
 #include "cooling/CoolantLoop.hpp"
 #include "cooling/EnergyAudit.hpp"
 #include "cooling/EnergyLedger.hpp"
+#include "cooling/RackAirExchangers.hpp"
 #include "cooling/RoomAir.hpp"
 #include "racktwin/core/SiteSpec.hpp"
 #include "racktwin/core/SiteState.hpp"
@@ -38,13 +39,17 @@ struct CoolingModel::Impl {
   std::vector<cooling::CoolantLoop> loops;
   std::vector<cooling::HeatCoupling> couplings;  // of every HeatSource and Exchanger link
   cooling::RoomAir room;
+  cooling::RackAirExchangers rack_exchangers;  // rear doors and other coils on rack exhaust air
+  std::vector<double> rack_air_P;              // W of air heat per rack in the step
   cooling::EnergyLedger ledger;
   cooling::EnergyAudit audit;
 
   // ---- Facility water: a modelled loop (its plant, pumps, valves and mains), or a boundary
   // condition (a fixed supply temperature and dp across each CDU, CduUnit::facility_branch). ----
   std::unique_ptr<FacilityLoop> facility;
-  std::vector<double> facility_Q_cdu;  // W per CDU into facility water, this cycle
+  std::vector<core::CduSpec>
+      facility_cdus;                   // the CDUs on the facility loop (CduUnit::facility_index)
+  std::vector<double> facility_Q_cdu;  // W per facility CDU into facility water, this cycle
   double E_facility_stored_initial = 0.0;
   // Recorder views of the plant.
   double fac_T_supply = 0.0, fac_T_return = 0.0, fac_V_flow = 0.0, fac_pump_P = 0.0,

@@ -86,6 +86,8 @@ void CoolingModel::visitState(core::StateArchive& a, const core::SiteState& /*st
     m.fac_pump_P, m.fac_pump_speed, m.fac_dp_remote, m.fac_fan_P, m.fac_Q_rejected, m.fac_chiller_Q,
     m.fac_chiller_P, m.fac_water_use, m.fac_T_dry_bulb, m.fac_T_wet_bulb);
   m.room.visitState(a);
+  m.rack_exchangers.visitState(a);
+  a(m.rack_air_P);
   m.ledger.visitState(a);
   a(m.hydraulic_solves, m.hydraulic_iterations_max, m.now);
   a.trivial(m.audit);

@@ -4,14 +4,27 @@
 #include <cmath>
 
 #include "racktwin/core/StateArchive.hpp"
+#include "racktwin/thermal/CrossFlowCoil.hpp"
 #include "racktwin/thermal/FacilityLoop.hpp"
 
 namespace racktwin::thermal::cooling {
 
 void CduUnit::configure(const core::SiteSpec& site, const CoolantProperties& coolant) {
   const core::CduSpec& spec = *cdu;
-  const CoolantProperties water = Coolant::water().at(site.facility.T_supply);
   T_supply_set = spec.T_supply_set;
+  pump_speed = spec.pump.speed;
+  pump_drive.tau = CriticallyDampedFilter::timeConstant(spec.pump_rise_time);
+  pumps_running = spec.pumps_duty;
+  pumps_healthy = spec.pumps_installed;
+  T_facility_supply = site.facility.T_supply;
+  if (spec.rejection == core::CduSpec::Rejection::RoomAir) {
+    // The loader has checked that the coil can be rated with this coolant.
+    air_coil = findCoolantComponentKind("air-coil");
+    air_coil_p = ComponentParameters{spec.air_coil, spec.air_coil_dp};
+    air_coil->prepare(air_coil_p, coolant.rho * coolant.cp);
+    return;
+  }
+  const CoolantProperties water = Coolant::water().at(site.facility.T_supply);
   facility_C_nominal = spec.facility_V_flow_nominal * water.rho * water.cp;
   if (!site.facility.loop.present && spec.facility_valve.A_v > 0.0) {
     facility_branch.emplace(spec.facility_valve, spec.hx_facility_dp, spec.facility_V_flow_nominal,
@@ -20,11 +33,6 @@ void CduUnit::configure(const core::SiteSpec& site, const CoolantProperties& coo
   const double C_secondary_nominal = spec.secondary_V_flow_nominal * coolant.rho * coolant.cp;
   hx = CounterFlowHeatExchanger::fromRating(spec.Q_flow_nominal, C_secondary_nominal,
                                             facility_C_nominal, spec.approach_nominal);
-  pump_speed = spec.pump.speed;
-  pump_drive.tau = CriticallyDampedFilter::timeConstant(spec.pump_rise_time);
-  pumps_running = spec.pumps_duty;
-  pumps_healthy = spec.pumps_installed;
-  T_facility_supply = site.facility.T_supply;
 }
 
 void CduUnit::initialise(double T0) {
@@ -64,7 +72,7 @@ bool CduUnit::startPendingStandby(double t) {
   return false;
 }
 
-void CduUnit::controlValve(double dt, FacilityLoop* facility, std::size_t u) {
+void CduUnit::controlValve(double dt, FacilityLoop* facility) {
   const core::CduSpec& spec = *cdu;
   if (valve_stuck) return;
   // PI on the secondary supply temperature (measured at the end of the last step): too warm ->
@@ -77,8 +85,9 @@ void CduUnit::controlValve(double dt, FacilityLoop* facility, std::size_t u) {
   const bool saturated_low = wanted < spec.valve_opening_min && error < 0.0;
   if (!saturated_high && !saturated_low) valve_integral += integral_rate * dt;
   wanted = std::clamp(proportional + valve_integral, spec.valve_opening_min, 1.0);
-  if (facility != nullptr) {
+  if (facility != nullptr && facility_index >= 0) {
     // The facility unit's valve actuator strokes toward the command (its own stroke time).
+    const auto u = static_cast<std::size_t>(facility_index);
     facility->setValveCommand(u, wanted);
     valve_opening = facility->valveOpening(u);
     return;
@@ -114,9 +123,20 @@ bool CduUnit::controlPump(double dt, double rack_dp_min) {
   return std::abs(pump_speed - pump_speed_solved) > 1e-3;
 }
 
-void CduUnit::prepareExchanger(FacilityLoop* facility, std::size_t u, double C_coolant,
+void CduUnit::prepareExchanger(FacilityLoop* facility, double C_coolant, double T_room,
                                HeatCoupling& exchanger) {
-  if (facility != nullptr) {
+  if (air_coil != nullptr) {
+    // The fans run at the PI's output; the coil draws room air.
+    C_air = air_coil->airFlow(air_coil_p, valve_opening) * kAirCapacityPerFlow;
+    fan_P = air_coil->fanPower(air_coil_p, valve_opening);
+    G_hx = air_coil->conductance(air_coil_p, C_coolant, C_air);
+    exchanger.G = G_hx;
+    exchanger.T_other = T_room;
+    T_facility_supply = T_room;
+    return;
+  }
+  if (facility != nullptr && facility_index >= 0) {
+    const auto u = static_cast<std::size_t>(facility_index);
     C_facility = facility->cduCapacityRate(u);
     T_facility_supply = facility->cduSupplyTemperature(u);
   } else if (facility_branch) {
@@ -132,11 +152,17 @@ void CduUnit::prepareExchanger(FacilityLoop* facility, std::size_t u, double C_c
 }
 
 void CduUnit::takeSweep(const HeatCoupling& exchanger, double T_supply_now, double T_return_now,
-                        FacilityLoop* facility, std::size_t u) {
+                        FacilityLoop* facility) {
   Q_hx = exchanger.Q_out;
   T_supply = T_supply_now;
   T_return = T_return_now;
-  if (facility != nullptr) V_facility = facility->cduFlow(u);
+  if (air_coil != nullptr) {
+    // The "facility" side of an air coil is its air: the temperature leaving the coil.
+    T_facility_return = C_air > 0.0 ? T_facility_supply + Q_hx / C_air : T_facility_supply;
+    return;
+  }
+  if (facility != nullptr && facility_index >= 0)
+    V_facility = facility->cduFlow(static_cast<std::size_t>(facility_index));
   T_facility_return = C_facility > 0.0 ? T_facility_supply + Q_hx / C_facility : T_facility_supply;
 }
 
@@ -173,7 +199,7 @@ void CduUnit::visitState(core::StateArchive& b) {
   b(pump_speed, pumps_running, pumps_healthy, pending_switches, switch_time, valve_opening,
     valve_integral, pump_integral, pump_speed_solved, pump_command, pump_drive.tau,
     pump_drive.stage, pump_drive.output, valve_stuck, T_facility_supply, T_supply_set,
-    facility_C_nominal, C_facility, G_hx);
+    facility_C_nominal, C_facility, G_hx, C_air, fan_P);
   b(Q_hx, T_supply, T_return, V_secondary, V_facility, T_facility_return, pump_dp, pump_P_hydraulic,
     pump_P_electric);
 }

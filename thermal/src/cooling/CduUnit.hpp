@@ -34,6 +34,14 @@ struct CduUnit {
   std::optional<Index> strainer_link;
   std::uint32_t pump_coupling = 0, hx_coupling = 0;  // its slots in the model's HeatCouplings
   std::optional<CounterFlowHeatExchanger> hx;        // set once the fluid is known
+  /// Its index among the facility loop's CDUs; -1 when it is not on a facility loop (facility
+  /// water is a boundary, or it rejects to room air).
+  std::int32_t facility_index = -1;
+  /// A liquid-to-air CDU (CduSpec::Rejection::RoomAir): its air coil's kind and prepared
+  /// parameters; the valve PI's output is the fan speed. nullptr for a liquid-to-liquid CDU.
+  const CoolantComponentKind* air_coil = nullptr;
+  ComponentParameters air_coil_p;
+  double C_air = 0.0, fan_P = 0.0;  // the coil's air side in the step
   double pump_speed = 0.0;
   // Pumps: `pumps_running` duty pumps run in parallel; after a trip with a healthy standby, the
   // standby starts at `switch_time` (pending_switches of them).
@@ -74,19 +82,21 @@ struct CduUnit {
   /// A standby whose switch-over time has come starts; true when pumps started.
   bool startPendingStandby(double t);
 
+  bool rejectsToAir() const noexcept { return air_coil != nullptr; }
   /// PI on the secondary supply temperature; the actuator strokes toward the command (the
-  /// facility loop's actuator when there is one, `u` being this CDU's index there).
-  void controlValve(double dt, FacilityLoop* facility, std::size_t u);
+  /// facility loop's actuator when the CDU is on one; the fans of an air coil).
+  void controlValve(double dt, FacilityLoop* facility);
   /// The dp PI and the drive; true when the speed has moved enough to solve again.
   bool controlPump(double dt, double rack_dp_min);
-  /// The facility side of the exchanger for the coming sweep and its coupling: from the facility
+  /// The other side of the exchanger for the coming sweep and its coupling: from the facility
   /// loop's last state, or the boundary (the valve branch's flow at the opening; nominal x
-  /// opening without valve data). `C_coolant` is the exchanger link's capacity rate.
-  void prepareExchanger(FacilityLoop* facility, std::size_t u, double C_coolant,
+  /// opening without valve data), or for an air coil the room air at T_room through its fans.
+  /// `C_coolant` is the exchanger link's capacity rate.
+  void prepareExchanger(FacilityLoop* facility, double C_coolant, double T_room,
                         HeatCoupling& exchanger);
   /// After the sweep: the exchanger's heat and the temperatures around the unit.
   void takeSweep(const HeatCoupling& exchanger, double T_supply_now, double T_return_now,
-                 FacilityLoop* facility, std::size_t u);
+                 FacilityLoop* facility);
 
   /// A duty pump trips for good at `now`; true when the hydraulics must be solved again.
   bool tripPump(double now);

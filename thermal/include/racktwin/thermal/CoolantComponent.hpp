@@ -104,6 +104,10 @@ class CoolantComponentKind {
   virtual ThermalRole role() const = 0;
   virtual ExchangeMedium medium() const { return ExchangeMedium::None; }
 
+  /// Completes an instance's parameters once its coolant is known (rho cp, J/(m3 K)): ratings
+  /// derived from the data, appended after the schema's values. Throws std::invalid_argument
+  /// when the data cannot describe a real component (an impossible rating).
+  virtual void prepare(ComponentParameters& /*p*/, double /*coolant_rho_cp*/) const {}
   /// The hydraulic law of an instance.
   virtual LinkLaw law(const ComponentParameters& p) const = 0;
   /// Coolant volume inside (m3) and the number of upwind cells it is split into.
@@ -120,6 +124,10 @@ class CoolantComponentKind {
   /// and the speed at which the component runs passively (no fan power; 0 if it cannot).
   virtual double airFlow(const ComponentParameters& /*p*/, double /*speed*/) const { return 0.0; }
   virtual double fanPower(const ComponentParameters& /*p*/, double /*speed*/) const { return 0.0; }
+  /// Exchangers on air: the fan speed it runs at; 0 for a passive one (air from elsewhere).
+  virtual double fanSpeed(const ComponentParameters& /*p*/) const { return 0.0; }
+  /// Its nominal coolant flow (m3/s): what it takes from a boundary supply (facility water).
+  virtual double nominalFlow(const ComponentParameters& /*p*/) const { return 0.0; }
 
   virtual std::span<const ComponentChannel> channels() const { return {}; }
   /// The test that validates the kind and its independent reference, for docs and reports.
