@@ -17,6 +17,8 @@
 #include "ComponentLoader.hpp"
 #include "GpuTrace.hpp"
 #include "InputPaths.hpp"
+#include "RatingsLoader.hpp"
+#include "ScenarioTemplate.hpp"
 #include "RequestTrace.hpp"
 #include "WeatherCsv.hpp"
 #include "WeatherFile.hpp"
@@ -26,6 +28,7 @@
 #include "racktwin/core/Units.hpp"
 #include "racktwin/power/PsuEfficiency.hpp"
 #include "racktwin/scenarios/ElectricalLoader.hpp"
+#include "racktwin/scenarios/ScenarioPatch.hpp"
 #include "racktwin/thermal/Coolant.hpp"
 #include "racktwin/thermal/CoolantComponent.hpp"
 #include "racktwin/thermal/HeatExchanger.hpp"
@@ -536,10 +539,12 @@ class DataLibrary {
                                               "power",
                                               "air_flow",
                                               "server_fans",
-                                              "ashrae_class"});
+                                              "ashrae_class",
+                                              "ratings"});
     readHeader(r, kRackKind);
     core::RackTypeSpec s;
     s.type = type;
+    detail::readRackRatings(r, s.ratings);  // RatingsLoader.cpp
     // Liquid-cooled (the NVL72 racks) or air-cooled (HGX-class servers on heat sinks and fans).
     const std::string cooling =
         r.has("cooling") ? r.string("cooling", "'liquid' or 'air'") : std::string("liquid");
@@ -753,10 +758,12 @@ class DataLibrary {
     const MapReader r = MapReader::root(
         doc, {"racktwin_data", "kind", "description", "rated_heat", "approach",
               "secondary_nominal_flow", "facility_nominal_flow", "heat_exchanger", "strainer",
-              "pump", "supply_temperature_setpoint", "valve", "facility_side", "air_coil"});
+              "pump", "supply_temperature_setpoint", "valve", "facility_side", "air_coil",
+              "ratings"});
     readHeader(r, kCduKind);
     core::CduSpec c;
     c.type = type;
+    detail::readCduRatings(r, c.ratings);  // RatingsLoader.cpp
     c.Q_flow_nominal = r.quantity("rated_heat", Dimension::Power, Check::Positive);
     c.secondary_V_flow_nominal =
         r.quantity("secondary_nominal_flow", Dimension::VolumeFlow, Check::Positive);
@@ -2316,21 +2323,40 @@ core::SiteSpec loadScenario(const std::string& path, const SimulationOverrides& 
   return loadScenarioFromString(detail::readFileBytes(path), path, "", overrides, outside);
 }
 
-core::SiteSpec loadScenarioFromString(const std::string& text, const std::string& path_for_messages,
-                                      const std::string& data_dir,
-                                      const SimulationOverrides& overrides, OutsidePaths outside) {
+namespace {
+core::SiteSpec loadDocument(const std::string& text, const std::string& path_for_messages,
+                            const std::string& data_dir, const SimulationOverrides& overrides,
+                            OutsidePaths outside, const std::vector<ScenarioPatch>& patches) {
   detail::LoadSession session;
   detail::FileReadLog inputs;
   detail::InputPathScope paths(fs::path(path_for_messages).parent_path(),
                                outside == OutsidePaths::Allowed,
                                outside == OutsidePaths::ScenarioDecides);
-  const YamlDocument doc = detail::parseYaml(text, path_for_messages);
-  core::SiteSpec site = readScenario(doc, data_dir, overrides);
+  YamlDocument doc = detail::parseYaml(text, path_for_messages);
+  // Patches and the template: block (ScenarioTemplate.cpp), before the document is read.
+  const detail::TemplateOrigin origin = detail::prepareDocument(doc, patches);
+  core::SiteSpec site =
+      detail::readGenerated(origin, [&] { return readScenario(doc, data_dir, overrides); });
   site.input_warnings = std::move(session.warnings);
   site.input_files = std::move(inputs.files);
   site.scenario_path = path_for_messages;
   site.scenario_text = text;
   return site;
+}
+}  // namespace
+
+core::SiteSpec loadScenarioFromString(const std::string& text, const std::string& path_for_messages,
+                                      const std::string& data_dir,
+                                      const SimulationOverrides& overrides,
+                                      OutsidePaths outside) {
+  return loadDocument(text, path_for_messages, data_dir, overrides, outside, {});
+}
+
+core::SiteSpec loadPatchedScenario(const std::string& text, const std::string& path_for_messages,
+                                   const std::vector<ScenarioPatch>& patches,
+                                   const std::string& data_dir,
+                                   const SimulationOverrides& overrides, OutsidePaths outside) {
+  return loadDocument(text, path_for_messages, data_dir, overrides, outside, patches);
 }
 
 }  // namespace racktwin::scenarios

@@ -9,6 +9,7 @@
 #include "racktwin/core/Engine.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/FiniteCheck.hpp"
+#include "racktwin/core/LimitMonitor.hpp"
 #include "racktwin/core/StateArchive.hpp"
 #include "racktwin/core/Version.hpp"
 #include "racktwin/core/WorkloadExecutor.hpp"
@@ -64,6 +65,7 @@ struct Twin::Impl {
     for (core::Model* model : engine.models())
       model->declareChannels(recorder);
     recorder.addSink(finite_check);  // first: a non-finite row reaches no other sink
+    recorder.addSink(limits);
     engine.setRecorder(&recorder);
   }
 
@@ -85,6 +87,7 @@ struct Twin::Impl {
       model->summarise(so_far);
     return facilityEnergyOf(so_far).total();
   }
+  core::LimitMonitor limits{core::designLimits(site)};  // every rating, checked at each record
 };
 
 Twin::Twin(core::SiteSpec site) : impl_(std::make_unique<Impl>(std::move(site))) {}
@@ -124,6 +127,7 @@ void Twin::resume(std::string_view state) {
   m.engine.resume(archive);
   m.recorder.visitState(archive);
   m.peak_day.visitState(archive);
+  m.limits.visitState(archive);
   archive.finish();
 }
 
@@ -135,6 +139,7 @@ std::string Twin::saveState() {
   m.engine.saveState(archive);
   m.recorder.visitState(archive);
   m.peak_day.visitState(archive);
+  m.limits.visitState(archive);
   return archive.bytes();
 }
 
@@ -157,7 +162,13 @@ bool Twin::step() {
 core::Summary Twin::finish(bool complete) {
   Impl& m = *impl_;
   m.engine.finalize();
+  // The last, shorter record interval of a run ending between record times, before the summary:
+  // the design limits see every record.
+  if (complete) m.recorder.recordPending();
   core::Summary summary;
+  // A rating exceeded is said first (docs/capacity.md).
+  summary.add({"design_limits_violated", static_cast<double>(m.limits.violatedCount()),
+               "Design limits exceeded (ratings, see the list below)", "", 1.0, 0.0});
   summary.add({"gpu_count", static_cast<double>(m.layout.gpu_count), "GPUs", "", 1.0, 0.0});
   summary.add({"simulated_time_s", m.engine.time(), "Simulated time", "s", 1.0, 0.0});
   for (const core::Model* model : m.engine.models())
@@ -203,6 +214,7 @@ core::Summary Twin::finish(bool complete) {
        water && it > 0.0 ? std::optional<double>(*water * 1e3 / (it / 3.6e6)) : std::nullopt,
        "WUE, make-up water per IT energy", "L/kWh", 1.0, 0.0});
   core::WorkloadExecutor::summariseWorkPerEnergy(summary);
+  m.limits.summarise(summary);
   // Values of the scenario outside their engineering range (listed in the result's attributes).
   summary.add({"input_warnings", static_cast<double>(m.site.input_warnings.size()),
                "Input warnings (values outside their usual range)", "", 1.0, 0.0});
@@ -213,6 +225,8 @@ core::Summary Twin::finish(bool complete) {
                                + " s: " + item.key + " (" + item.label + ")");
     }
   }
+  m.recorder.addTable(m.limits.limitTable());
+  m.recorder.addTable(m.limits.headroomTable());
   m.recorder.close(complete, summary.toJson());
   return summary;
 }
@@ -237,6 +251,9 @@ const thermal::CoolingModel& Twin::cooling() const noexcept {
 }
 const core::Recorder& Twin::recorder() const noexcept {
   return impl_->recorder;
+}
+const core::LimitMonitor& Twin::limits() const noexcept {
+  return impl_->limits;
 }
 
 }  // namespace racktwin::scenarios

@@ -110,6 +110,17 @@ struct PowerShelfSpec {
   double power_factor = 0.99;
 };
 
+/// The cooling ratings of a rack type (its data file's `ratings:`), checked at every record by the
+/// design-limit monitor (DesignLimits.hpp). 0 = not rated: that limit is not checked.
+struct RackCoolingRatingsSpec {
+  double T_inlet_max = 0.0;            // K, highest coolant supply temperature at the rack
+  double T_return_max = 0.0;           // K, highest coolant temperature leaving a tray
+  double flow_per_heat_min = 0.0;      // m3/s per W of heat into the liquid (1.5 L/min per kW...)
+  double dp_manifold_max = 0.0;        // Pa, highest supply - return differential pressure
+  double p_qd_max = 0.0;               // Pa gauge, working pressure of the quick disconnects
+  double V_flow_cold_plate_min = 0.0;  // m3/s, lowest flow through one GPU cold plate
+};
+
 /// A rack type from data/ (GB300 NVL72 for now), copied into each rack that uses it.
 struct RackTypeSpec {
   std::string type;  // data name, e.g. "gb300-nvl72"
@@ -132,6 +143,7 @@ struct RackTypeSpec {
   PipeSpec manifold_segment;  // header pipe between two tray taps
   PipeSpec hose;              // CDU <-> rack manifold, each way
   PowerShelfSpec power;
+  RackCoolingRatingsSpec ratings;  // design limits (0 = not rated)
   /// Air the servers' fans move through the rack at design (m3/s): the air a passive rear door
   /// sees. 0 when the data gives none.
   double air_V_flow = 0.0;
@@ -226,6 +238,15 @@ struct RowHeaderSpec {
   Return return_arrangement = Return::Direct;
 };
 
+/// Ratings of a CDU beyond its rated heat and approach (its data file's `ratings:`), checked at
+/// every record by the design-limit monitor (DesignLimits.hpp). 0 = not rated: not checked.
+struct CduRatingsSpec {
+  double V_flow_secondary_max = 0.0;  // m3/s, highest secondary flow of the unit
+  double p_secondary_design = 0.0;  // Pa gauge, design (working) pressure of the secondary circuit
+  double p_fill = 0.0;              // Pa gauge, static pressure at the pump suction (tank)
+  double pump_runout_fraction = 0.0;  // highest flow of one pump over its zero-head flow at speed
+};
+
 /// Coolant distribution unit: counter-flow plate heat exchanger between the secondary (technology
 /// cooling system) loop and facility water, a secondary pump, and a facility-side control valve
 /// with a PI controller on the secondary supply temperature.
@@ -271,6 +292,7 @@ struct CduSpec {
   /// difference across the CDU, which drives the flow through the valve and the exchanger's
   /// primary side. <= 0: the one that passes facility_V_flow_nominal at full opening.
   double facility_dp_boundary = 0.0;  // Pa
+  CduRatingsSpec ratings;             // design limits (0 = not rated)
   /// Where the CDU rejects its heat: facility water through its plate exchanger, or room air
   /// through an air coil with fans (a liquid-to-air "sidecar" CDU: no facility water; the PI
   /// above drives the fan speed, valve_opening_min being the lowest fan speed).
