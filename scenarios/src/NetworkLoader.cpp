@@ -156,8 +156,8 @@ struct NetworkFile {
         std::vector<std::string> ids;
         for (const EpanetLink& l : model.links)
           ids.push_back(l.id);
-        m.fail("replaces", "link " + core::quoteForMessage(name) + " is not in "
-                               + fileName(model) + "; its links: " + someIds(ids));
+        m.fail("replaces", "link " + core::quoteForMessage(name) + " is not in " + fileName(model)
+                               + "; its links: " + someIds(ids));
       }
       const Index l = it->second;
       if (replaced_by[l] != kNone) {
@@ -172,8 +172,8 @@ struct NetworkFile {
     const Index a = node(m, first);
     const Index b = node(m, second);
     if (a == b) {
-      m.fail(second, "the same node as '" + std::string(first)
-                         + "': the attachment must join two nodes");
+      m.fail(second,
+             "the same node as '" + std::string(first) + "': the attachment must join two nodes");
     }
     return {a, b};
   }
@@ -216,11 +216,11 @@ std::vector<Net::Link> loopLinks(const NetworkFile& f, const MapReader& m,
         out.hazen_williams_C = law.hazen_williams_C;
         if (coolant.glycol_mass_fraction > 0.0 && !hazen_williams_noted) {
           hazen_williams_noted = true;
-          addWarning(model.path + ":" + std::to_string(link.line) + ":1: key '"
-                         + linkKey(model, l) + "'",
-                     "Hazen-Williams head loss is fitted to water at ordinary temperatures and "
-                     "does not see the coolant's viscosity; with " + coolant.name
-                         + " it understates friction (use HEADLOSS D-W in [OPTIONS])");
+          addWarning(
+              model.path + ":" + std::to_string(link.line) + ":1: key '" + linkKey(model, l) + "'",
+              "Hazen-Williams head loss is fitted to water at ordinary temperatures and "
+              "does not see the coolant's viscosity; with "
+                  + coolant.name + " it understates friction (use HEADLOSS D-W in [OPTIONS])");
         }
       }
       if (cell_length) {
@@ -253,8 +253,8 @@ std::vector<Net::Link> loopLinks(const NetworkFile& f, const MapReader& m,
           RACKTWIN_ASSERT(false, "pressure-setting valves are refused before");
       }
       out.state = law.status == LinkStatus::Closed   ? Net::Link::State::Closed
-                   : law.status == LinkStatus::Active ? Net::Link::State::Active
-                                                      : Net::Link::State::Open;
+                  : law.status == LinkStatus::Active ? Net::Link::State::Active
+                                                     : Net::Link::State::Open;
     }
     links.push_back(std::move(out));
   }
@@ -344,9 +344,8 @@ core::SecondaryRingSpec readNetwork(const MapReader& m, const std::vector<core::
   ring.id = m.id("id");
   const std::string net_id = ring.id.str();
   ids.add(net_id, "network", m, "id");
-  const fs::path path =
-      resolveInputPath(m, "file", m.string("file", "the path of an EPANET input file (.inp)"),
-                       "network file");
+  const fs::path path = resolveInputPath(
+      m, "file", m.string("file", "the path of an EPANET input file (.inp)"), "network file");
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) {
     m.fail("file", "no network file '" + path.string()
@@ -378,8 +377,8 @@ core::SecondaryRingSpec readNetwork(const MapReader& m, const std::vector<core::
   }
   if (model.viscosity_given) {
     const core::SourceLocation at = m.whereValue("file");
-    addWarning(at.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.column)
-                   + ": key '" + m.keyPath("file") + "'",
+    addWarning(at.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) + ": key '"
+                   + m.keyPath("file") + "'",
                "the file's VISCOSITY and SPECIFIC GRAVITY are not used: the loop's coolant ("
                    + coolant.name + ") gives its density and viscosity");
   }
@@ -402,7 +401,8 @@ core::SecondaryRingSpec readNetwork(const MapReader& m, const std::vector<core::
     owner = net_id;
     if (first_cdu == nullptr) first_cdu = &*cdu;
     const auto [suction, supply] = f.ends(e, "suction", "supply", id);
-    net.cdus.push_back({id, static_cast<std::uint32_t>(suction), static_cast<std::uint32_t>(supply)});
+    net.cdus.push_back(
+        {id, static_cast<std::uint32_t>(suction), static_cast<std::uint32_t>(supply)});
     ring.taps.push_back(id);
     e.finish();
   }
@@ -417,7 +417,8 @@ core::SecondaryRingSpec readNetwork(const MapReader& m, const std::vector<core::
       e.fail("id", "rack '" + id + "' is served by CDU '" + rack->cdu
                        + "' (its cdu key); a rack on a network has no cdu key");
     }
-    if (!rack->ring.empty()) e.fail("id", "rack '" + id + "' is attached twice (to '" + rack->ring + "')");
+    if (!rack->ring.empty())
+      e.fail("id", "rack '" + id + "' is attached twice (to '" + rack->ring + "')");
     if (!rack->type.liquid_cooled) {
       e.fail("id", "rack type '" + rack->type.type + "' is air-cooled: it takes no coolant");
     }
@@ -425,8 +426,8 @@ core::SecondaryRingSpec readNetwork(const MapReader& m, const std::vector<core::
     if (rack->type.quick_disconnect_Cv > 0.0) {
       // QDs given by Cv: converted for the coolant at the first CDU's set-point.
       const double rho = thermal::Coolant::fromSpec(coolant).density(first_cdu->T_supply_set);
-      rack->type.quick_disconnect =
-          thermal::powerLawFromCv(rack->type.quick_disconnect_Cv, rho / thermal::kCvReferenceDensity);
+      rack->type.quick_disconnect = thermal::powerLawFromCv(rack->type.quick_disconnect_Cv,
+                                                            rho / thermal::kCvReferenceDensity);
     }
     const auto [supply, ret] = f.ends(e, "supply", "return", id);
     net.racks.push_back({id, static_cast<std::uint32_t>(supply), static_cast<std::uint32_t>(ret)});
@@ -441,9 +442,9 @@ core::SecondaryRingSpec readNetwork(const MapReader& m, const std::vector<core::
 
 }  // namespace
 
-std::vector<std::uint32_t> edgeBlocks(std::size_t node_count,
-                                      const std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges,
-                                      std::uint32_t* block_count) {
+std::vector<std::uint32_t> edgeBlocks(
+    std::size_t node_count, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges,
+    std::uint32_t* block_count) {
   // Hopcroft and Tarjan's depth-first search with a stack of edges, iterative (networks may be
   // deep). Only the tree edge to the parent is skipped, by its index, so parallel edges form a
   // cycle as they should.
@@ -510,7 +511,8 @@ std::vector<core::SecondaryRingSpec> readNetworks(const MapReader& root,
                                                   const core::CoolantSpec& coolant,
                                                   const NetworkIds& ids) {
   std::vector<core::SecondaryRingSpec> out;
-  const auto list = root.optionalList("networks", "coolant loops whose piping an EPANET file gives");
+  const auto list =
+      root.optionalList("networks", "coolant loops whose piping an EPANET file gives");
   if (!list) return out;
   std::vector<std::string> cdu_network(cdus.size());
   for (std::size_t i = 0; i < list->size(); ++i) {

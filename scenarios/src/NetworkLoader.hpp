@@ -41,8 +41,8 @@ std::vector<core::SecondaryRingSpec> readNetworks(const MapReader& root,
 /// The block (biconnected component) of every edge of an undirected multigraph on `node_count`
 /// nodes: two edges share a block exactly when a simple cycle passes both. A bridge is a block of
 /// its own. Edges join two distinct nodes.
-std::vector<std::uint32_t> edgeBlocks(std::size_t node_count,
-                                      const std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges,
-                                      std::uint32_t* block_count = nullptr);
+std::vector<std::uint32_t> edgeBlocks(
+    std::size_t node_count, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges,
+    std::uint32_t* block_count = nullptr);
 
 }  // namespace racktwin::scenarios::detail

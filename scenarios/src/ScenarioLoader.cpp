@@ -1635,7 +1635,8 @@ std::vector<core::RackSpec> readRacks(const MapReader& r, DataLibrary& lib, IdRe
 
 /// Secondary rings shared by several CDUs: the CDUs and racks in ring order, and one main segment.
 /// Every rack must end up on exactly one loop: a CDU (its cdu key) or a ring (a ring's taps).
-/// `rings` comes in with the loops of `networks` (NetworkLoader.cpp), whose CDUs and racks are taken.
+/// `rings` comes in with the loops of `networks` (NetworkLoader.cpp), whose CDUs and racks are
+/// taken.
 std::vector<core::SecondaryRingSpec> readRings(const MapReader& r, std::vector<core::CduSpec>& cdus,
                                                std::vector<core::RackSpec>& racks,
                                                const std::vector<RackOrigin>& origins,
@@ -2313,8 +2314,9 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
       readRacks(r, lib, ids, site.cdus, site.secondary_coolant, site.facility, rack_origins);
   // Loops whose piping an EPANET file gives (NetworkLoader.cpp), then the ring mains.
   const detail::NetworkIds network_ids{
-      [&](const std::string& id, std::string_view what, const MapReader& m,
-          std::string_view key) { ids.add(id, what, m, key); },
+      [&](const std::string& id, std::string_view what, const MapReader& m, std::string_view key) {
+        ids.add(id, what, m, key);
+      },
       [&](const std::string& id, std::string_view wanted) {
         return unknownComponent(id, ids, wanted,
                                 wanted == "CDU" ? idsOf(site.cdus) : idsOf(site.racks));

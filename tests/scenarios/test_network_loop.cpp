@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "CoolingRig.hpp"
 #include "ScenarioTestUtil.hpp"
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/scenarios/EpanetInput.hpp"
@@ -51,27 +52,7 @@ std::string number(double v) {
   return buffer;
 }
 
-/// A cooling model on a loaded site, stepped with the same heat on every GPU.
-struct Rig {
-  explicit Rig(core::SiteSpec spec)
-      : site(std::move(spec)), layout(core::SiteLayout::build(site)), model(site, layout) {
-    state.resize(layout, site.cdus[0].T_supply_set);
-    model.initialize(state);
-  }
-  void step(double P, double air) {
-    for (double& E : state.gpu_E_step)
-      E = P;
-    for (double& E : state.rack_air_E_step)
-      E = air;
-    model.advance(t, 1.0, state);
-    t += 1.0;
-  }
-  core::SiteSpec site;
-  core::SiteLayout layout;
-  core::SiteState state;
-  thermal::CoolingModel model;
-  double t = 0.0;
-};
+using Rig = test::CoolingRig;
 
 // ---- Row 1 of scenarios/cluster-64-racks.yaml: an XDU1350 and eight GB300 NVL72 racks on
 // reverse-return headers of 0.6 m DN100 segments (102.3 mm bore, 0.045 mm, 2 cells each). ----
@@ -91,8 +72,9 @@ cdus:
     supply_temperature_setpoint: 36 degC
 )";
   if (!network) {
-    text += "    headers: {segment_length: 0.6 m, inner_diameter: 102.3 mm, roughness: 0.045 mm, "
-            "cells: 2, return: reverse}\n";
+    text +=
+        "    headers: {segment_length: 0.6 m, inner_diameter: 102.3 mm, roughness: 0.045 mm, "
+        "cells: 2, return: reverse}\n";
   } else {
     text += R"(networks:
   - id: row1/piping
@@ -172,7 +154,8 @@ TEST_CASE("Row 1 of the cluster as an EPANET network runs as the built-in row he
                    - builtin.model.rackDifferentialPressures()[r])
           < 1e-6 * builtin.model.cduPumpHead(0));
   }
-  const auto plate_a = builtin.model.gpuColdPlateFlows(), plate_b = network.model.gpuColdPlateFlows();
+  const auto plate_a = builtin.model.gpuColdPlateFlows(),
+             plate_b = network.model.gpuColdPlateFlows();
   REQUIRE(plate_a.size() == plate_b.size());
   for (std::size_t g = 0; g < plate_a.size(); ++g)
     REQUIRE(std::abs(plate_b[g] - plate_a[g]) < 1e-6 * Q);
@@ -181,8 +164,8 @@ TEST_CASE("Row 1 of the cluster as an EPANET network runs as the built-in row he
   // The heat sweeps see the same cells in a different order: temperatures agree to the flows'
   // tolerance, far below a millikelvin.
   for (int s = 0; s < 600; ++s) {
-    builtin.step(1330.0, 15000.0);
-    network.step(1330.0, 15000.0);
+    builtin.step(1330.0, 1.0, 15000.0);
+    network.step(1330.0, 1.0, 15000.0);
   }
   CHECK(network.model.hydraulicSolves() == builtin.model.hydraulicSolves());
   CHECK(std::abs(network.model.cduSupplyTemperature(0) - builtin.model.cduSupplyTemperature(0))
@@ -201,8 +184,8 @@ TEST_CASE("Row 1 of the cluster as an EPANET network runs as the built-in row he
   }
   double worst = 0.0;
   for (std::size_t g = 0; g < builtin.state.gpu_T_junction.size(); ++g)
-    worst = std::max(worst, std::abs(network.state.gpu_T_junction[g]
-                                     - builtin.state.gpu_T_junction[g]));
+    worst = std::max(worst,
+                     std::abs(network.state.gpu_T_junction[g] - builtin.state.gpu_T_junction[g]));
   CHECK(worst < 1e-5);
   fs::remove_all(dir);
 }
@@ -273,8 +256,8 @@ TEST_CASE("The network file solved on its own agrees with the loop's first solve
     if (id == "X5") continue;  // behind a closed pipe: no potential to compare
     const bool supply_side = id[0] == 'S' || id[0] == 'B';
     const std::string ref = supply_side ? "S0" : "T1";
-    const double head_Pa = (solution.head[n] - solution.head[*alone.findNode(ref)])
-                           * alone.units.length_m * rho_g;
+    const double head_Pa =
+        (solution.head[n] - solution.head[*alone.findNode(ref)]) * alone.units.length_m * rho_g;
     const double p = *rig.model.nodePressure(base + id) - *rig.model.nodePressure(base + ref);
     INFO("node " << id << " over " << ref << ": file " << head_Pa << " Pa, loop " << p);
     CHECK(std::abs(head_Pa - p) < 1e-6 * p_scale);
@@ -353,14 +336,13 @@ TEST_CASE("A network loop loads with its nodes, links, tank and attachments",
   Case c;
   const core::SiteSpec site = c.load();
   REQUIRE(site.rings.size() == 1);
-  CHECK(site.rings[0].taps
-        == std::vector<std::string>{"row1/cdu1", "row1/rack01", "row1/rack02"});
+  CHECK(site.rings[0].taps == std::vector<std::string>{"row1/cdu1", "row1/rack01", "row1/rack02"});
   CHECK(site.racks[0].ring == "row1/piping");
   const core::PipingNetworkSpec& net = *site.rings[0].network;
   CHECK(net.nodes.size() == 6);
   CHECK(net.links.size() == 4);
   CHECK(net.nodes[net.tank].id == "T");
-  CHECK(net.links[0].diameter == Approx(0.05).epsilon(1e-12));   // mm in an SI file
+  CHECK(net.links[0].diameter == Approx(0.05).epsilon(1e-12));  // mm in an SI file
   CHECK(net.links[0].roughness == Approx(45e-6).epsilon(1e-12));
   CHECK(net.links[0].cells == 1);  // no cell_length: one cell per pipe
   REQUIRE(net.racks.size() == 2);
@@ -389,7 +371,9 @@ TEST_CASE("A network with a loop that bypasses the CDU is refused", "[scenarios]
   c.inp = replaced(c.inp, "P3 R2 R1 1 50 0.045 0 Open", "P3 R2 S2 1 50 0.045 0 Open");
   const int line = lineOf(c.scenario, "      - {id: row1/rack02");
   requireInputError([&] { c.load(); },
-                    {c.yaml(), line, "networks[0].racks[1]",
+                    {c.yaml(),
+                     line,
+                     "networks[0].racks[1]",
                      {"rack 'row1/rack02' (supply 'S2', return 'R2') lies on no flow cycle that "
                       "passes a CDU",
                       "Every flow cycle of a coolant loop must pass a CDU"}});
@@ -400,7 +384,9 @@ TEST_CASE("A CDU whose supply has no way back to its suction is refused", "[scen
   c.inp = replaced(c.inp, "P4 R1 T 1 50 0.045 0 Open", "P4 R1 S0 1 50 0.045 0 Open");
   const int line = lineOf(c.scenario, "      - {id: row1/cdu1");
   requireInputError([&] { c.load(); },
-                    {c.yaml(), line, "networks[0].cdus[0]",
+                    {c.yaml(),
+                     line,
+                     "networks[0].cdus[0]",
                      {"CDU 'row1/cdu1' (suction 'T', supply 'S0') has no way from its supply back "
                       "to its suction"}});
 }
@@ -409,13 +395,17 @@ TEST_CASE("An unknown node name is an error at its key", "[scenarios][network]")
   Case c;
   c.scenario = replaced(c.scenario, "supply: S2,", "supply: S9,");
   requireInputError([&] { c.load(); },
-                    {c.yaml(), lineOf(c.scenario, "supply: S9"), "networks[0].racks[1].supply",
+                    {c.yaml(),
+                     lineOf(c.scenario, "supply: S9"),
+                     "networks[0].racks[1].supply",
                      {"node 'S9' is not in loop.inp", "its nodes: S0, S1, S2, R1, R2, T"}});
   Case d;
   d.scenario = replaced(d.scenario, "{id: row1/cdu1, suction: T, supply: S0}",
                         "{id: row1/cdu1, replaces: PUMP9}");
   requireInputError([&] { d.load(); },
-                    {d.yaml(), lineOf(d.scenario, "replaces: PUMP9"), "networks[0].cdus[0].replaces",
+                    {d.yaml(),
+                     lineOf(d.scenario, "replaces: PUMP9"),
+                     "networks[0].cdus[0].replaces",
                      {"link 'PUMP9' is not in loop.inp", "its links: P1, P2, P3, P4"}});
 }
 
@@ -423,22 +413,25 @@ TEST_CASE("A rack or a CDU attached twice is an error", "[scenarios][network]") 
   Case c;
   c.scenario = replaced(c.scenario, "{id: row1/rack02, supply: S2", "{id: row1/rack01, supply: S2");
   requireInputError([&] { c.load(); },
-                    {c.yaml(), lineOf(c.scenario, "      - {id: row1/rack01, supply: S2"),
+                    {c.yaml(),
+                     lineOf(c.scenario, "      - {id: row1/rack01, supply: S2"),
                      "networks[0].racks[1].id",
                      {"rack 'row1/rack01' is attached twice (to 'row1/piping')"}});
   Case d;
   d.scenario = replaced(d.scenario, "      - {id: row1/cdu1, suction: T, supply: S0}\n",
                         "      - {id: row1/cdu1, suction: T, supply: S0}\n"
                         "      - {id: row1/cdu1, suction: R2, supply: S2}\n");
-  requireInputError([&] { d.load(); },
-                    {d.yaml(), lineOf(d.scenario, "suction: R2"), "networks[0].cdus[1].id",
-                     {"CDU 'row1/cdu1' is attached twice"}});
+  requireInputError([&] { d.load(); }, {d.yaml(),
+                                        lineOf(d.scenario, "suction: R2"),
+                                        "networks[0].cdus[1].id",
+                                        {"CDU 'row1/cdu1' is attached twice"}});
   Case e;  // a rack on the network that also names a CDU
   e.scenario = replaced(e.scenario, "  - {id: row1/rack02, type: gb300-nvl72}",
                         "  - {id: row1/rack02, type: gb300-nvl72, cdu: row1/cdu1}");
-  requireInputError([&] { e.load(); },
-                    {e.yaml(), lineOf(e.scenario, "      - {id: row1/rack02"),
-                     "networks[0].racks[1].id", {"is served by CDU 'row1/cdu1' (its cdu key)"}});
+  requireInputError([&] { e.load(); }, {e.yaml(),
+                                        lineOf(e.scenario, "      - {id: row1/rack02"),
+                                        "networks[0].racks[1].id",
+                                        {"is served by CDU 'row1/cdu1' (its cdu key)"}});
 }
 
 TEST_CASE("What an open water network holds and a coolant loop cannot is refused in the file",
@@ -449,15 +442,26 @@ TEST_CASE("What an open water network holds and a coolant loop cannot is refused
   };
   const std::vector<Refusal> refusals{
       {"S1 0\n", "S1 0 0.5\n", "S1 0 0.5", "junction S1 demand", {"has no demands"}},
-      {"[TANKS]\n", "[RESERVOIRS]\nFILL 10\n[TANKS]\n", "T 0 1 0 2", "[TANKS] T",
+      {"[TANKS]\n",
+       "[RESERVOIRS]\nFILL 10\n[TANKS]\n",
+       "T 0 1 0 2",
+       "[TANKS] T",
        {"one fixed pressure, its expansion tank ('FILL', line", "second tank or reservoir"}},
       {"P4 R1 T 1 50 0.045 0 Open\n",
-       "P4 R1 T 1 50 0.045 0 Open\n[PUMPS]\nBOOST S1 S2 HEAD C1\n[CURVES]\nC1 1 10\n", "BOOST",
-       "[PUMPS] BOOST", {"is not replaced by a CDU", "'replaces: BOOST'"}},
-      {"[OPTIONS]", "[VALVES]\nV2 S1 S2 50 PRV 20 0\n[OPTIONS]", "V2 S1 S2 50 PRV",
-       "[VALVES] V2", {"a PRV holds an absolute pressure", "use a PBV"}},
-      {"[OPTIONS]", "[CONTROLS]\nLINK P2 CLOSED AT TIME 1\n[OPTIONS]", "LINK P2 CLOSED",
-       "[CONTROLS]", {"controls are not applied in a coolant loop"}},
+       "P4 R1 T 1 50 0.045 0 Open\n[PUMPS]\nBOOST S1 S2 HEAD C1\n[CURVES]\nC1 1 10\n",
+       "BOOST",
+       "[PUMPS] BOOST",
+       {"is not replaced by a CDU", "'replaces: BOOST'"}},
+      {"[OPTIONS]",
+       "[VALVES]\nV2 S1 S2 50 PRV 20 0\n[OPTIONS]",
+       "V2 S1 S2 50 PRV",
+       "[VALVES] V2",
+       {"a PRV holds an absolute pressure", "use a PBV"}},
+      {"[OPTIONS]",
+       "[CONTROLS]\nLINK P2 CLOSED AT TIME 1\n[OPTIONS]",
+       "LINK P2 CLOSED",
+       "[CONTROLS]",
+       {"controls are not applied in a coolant loop"}},
       {"[OPTIONS]", "[EMITTERS]\nS1 0.1\n[OPTIONS]", "S1 0.1", "[EMITTERS]", {"no emitters"}},
   };
   for (const Refusal& r : refusals) {

@@ -250,7 +250,8 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
       for (const core::PipingNetworkSpec::Node& node : net.nodes)
         at.push_back(b.node(base + '/' + node.id));
       for (const core::PipingNetworkSpec::Link& l : net.links) {
-        const Index k = b.pipe(base + '/' + l.id, at[l.from], at[l.to], cooling::networkLinkPipe(l));
+        const Index k =
+            b.pipe(base + '/' + l.id, at[l.from], at[l.to], cooling::networkLinkPipe(l));
         b.laws[k] = cooling::networkLinkLaw(l);
       }
       loop.tank = at[net.tank];

@@ -28,7 +28,7 @@ struct PipingNetworkSpec {
     std::uint32_t from = 0, to = 0;  // node indices of port a and port b
     Kind kind = Kind::Pipe;
     State state = State::Open;
-    double diameter = 0.0;  // m, inner (pipes) or nominal (valves)
+    double diameter = 0.0;    // m, inner (pipes) or nominal (valves)
     double minor_loss = 0.0;  // K: dp += K rho v^2 / 2 (pipes; a valve's when fully open)
     // Pipes: Darcy-Weisbach with EPANET's friction factor on the absolute roughness, or
     // Hazen-Williams when hazen_williams_C > 0; an optional check valve.
@@ -39,7 +39,7 @@ struct PipingNetworkSpec {
     int cells = 1;  // upwind volumes for heat transport
     // Valves.
     Valve valve = Valve::TCV;
-    double setting = 0.0;  // PBV: Pa; FCV: m3/s; TCV: loss coefficient K
+    double setting = 0.0;                        // PBV: Pa; FCV: m3/s; TCV: loss coefficient K
     std::vector<double> curve_V_flow, curve_dp;  // GPV: m3/s (increasing) and Pa
   };
 
@@ -53,9 +53,9 @@ struct PipingNetworkSpec {
   std::string path;  // the file, for messages
   std::vector<Node> nodes;
   std::vector<Link> links;
-  std::uint32_t tank = 0;            // the expansion tank's node: the loop's pressure reference
-  std::vector<Attachment> cdus;      // a = suction, b = supply
-  std::vector<Attachment> racks;     // a = supply, b = return
+  std::uint32_t tank = 0;         // the expansion tank's node: the loop's pressure reference
+  std::vector<Attachment> cdus;   // a = suction, b = supply
+  std::vector<Attachment> racks;  // a = supply, b = return
 };
 
 }  // namespace racktwin::core
