@@ -487,3 +487,32 @@ TEST_CASE("An INP with Hazen-Williams pipes warns on a glycol coolant", "[scenar
   CHECK(warned == 1);  // once per file
   CHECK(site.rings[0].network->links[0].hazen_williams_C == 130.0);
 }
+
+TEST_CASE("Two CDUs in parallel between the same nodes share the racks and ride through a loss",
+          "[scenarios][network]") {
+  // N+1 CDUs on a common header: both draw from the tank and feed S0. Their suctions are one
+  // node, which the heat sweep tears once for both.
+  Case c;
+  c.scenario = replaced(c.scenario, "    type: inrack-250kw\n",
+                        "    type: inrack-250kw\n  - id: row1/cdu2\n    type: inrack-250kw\n");
+  c.scenario = replaced(c.scenario, "      - {id: row1/cdu1, suction: T, supply: S0}\n",
+                        "      - {id: row1/cdu1, suction: T, supply: S0}\n"
+                        "      - {id: row1/cdu2, suction: T, supply: S0}\n");
+  Rig rig(c.load());
+  const double V1 = rig.model.cduSecondaryFlow(0), V2 = rig.model.cduSecondaryFlow(1);
+  CHECK(V2 == Approx(V1).epsilon(1e-9));  // identical units in parallel
+  const auto racks = rig.model.rackFlows();
+  CHECK(racks[0] + racks[1] == Approx(V1 + V2).epsilon(1e-9));
+  for (int s = 0; s < 300; ++s)
+    rig.step(1000.0, 1.0, 10000.0);
+  CHECK(rig.model.cduHeatFlow(1) == Approx(rig.model.cduHeatFlow(0)).epsilon(1e-6));
+  REQUIRE(rig.event(core::EventKind::CduLoss, "row1/cdu2"));
+  for (int s = 0; s < 300; ++s)
+    rig.step(1000.0, 1.0, 10000.0);
+  // The stopped CDU closes like a check valve: no flow back through it.
+  CHECK(rig.model.cduSecondaryFlow(1) == 0.0);
+  const auto after = rig.model.rackFlows();
+  CHECK(after[0] + after[1] == Approx(rig.model.cduSecondaryFlow(0)).epsilon(1e-9));
+  CHECK(after[1] > 0.0);
+  CHECK(rig.balance() < 1e-9);  // heat in = rejected + stored, over the whole run
+}
