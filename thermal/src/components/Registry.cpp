@@ -13,7 +13,8 @@
   X(pumpKind)                               \
   X(strainerKind)                           \
   X(rearDoorHxKind)                         \
-  X(airCoilKind)
+  X(airCoilKind)                            \
+  /* one line per kind, above this one */
 
 namespace racktwin::thermal {
 
