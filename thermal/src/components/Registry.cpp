@@ -14,6 +14,7 @@
   X(strainerKind)                           \
   X(rearDoorHxKind)                         \
   X(airCoilKind)                            \
+  X(bypassKind)                             \
   /* one line per kind, above this one */
 
 namespace racktwin::thermal {
