@@ -103,7 +103,13 @@ void refuseOpenNetworkParts(const EpanetModel& model) {
                  std::string("a ") + (type == ValveType::PRV ? "PRV" : "PSV")
                      + " holds an absolute pressure, which in a closed loop follows the fill "
                        "pressure at the expansion tank (not modelled: the loop's pressures are "
-                       "relative to the tank); use a PBV (a fixed drop), FCV, TCV or GPV");
+                       "relative to the tank); use a TCV, FCV or GPV");
+    }
+    if (type == ValveType::PBV) {
+      failInFile(model, model.links[l].line, linkKey(model, l),
+                 "a PBV forces its drop whatever the flow: at no flow or against it, it would "
+                 "drive coolant like a pump, with energy the loop does not book; use a TCV (a "
+                 "loss coefficient) or a GPV (a drop against flow)");
     }
   }
   if (!model.controls.empty()) {
@@ -236,9 +242,6 @@ std::vector<Net::Link> loopLinks(const NetworkFile& f, const MapReader& m,
       out.curve_V_flow = v.V_flow;
       out.curve_dp = v.dp;
       switch (v.type) {
-        case ValveType::PBV:
-          out.valve = Net::Link::Valve::PBV;
-          break;
         case ValveType::FCV:
           out.valve = Net::Link::Valve::FCV;
           break;
@@ -250,7 +253,8 @@ std::vector<Net::Link> loopLinks(const NetworkFile& f, const MapReader& m,
           break;
         case ValveType::PRV:
         case ValveType::PSV:
-          RACKTWIN_ASSERT(false, "pressure-setting valves are refused before");
+        case ValveType::PBV:
+          RACKTWIN_ASSERT(false, "pressure-setting and pressure-breaker valves are refused before");
       }
       out.state = law.status == LinkStatus::Closed   ? Net::Link::State::Closed
                   : law.status == LinkStatus::Active ? Net::Link::State::Active

@@ -24,9 +24,6 @@ LinkLaw networkLinkLaw(const Link& link) {
   }
   ValveSpec valve;
   switch (link.valve) {
-    case Link::Valve::PBV:
-      valve.type = ValveType::PBV;
-      break;
     case Link::Valve::FCV:
       valve.type = ValveType::FCV;
       break;

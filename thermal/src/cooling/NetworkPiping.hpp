@@ -2,7 +2,7 @@
 // The links of a loop's piping taken from an imported network (core::PipingNetworkSpec, an EPANET
 // input file): each becomes a link of the `pipe` kind for its coolant volume and cells, with the
 // network's own hydraulic law (EPANET's Darcy-Weisbach friction or Hazen-Williams, minor losses,
-// check valves, statuses; EPANET's PBV, FCV, TCV and GPV), so `racktwin hydraulics` on the file
+// check valves, statuses; EPANET's FCV, TCV and GPV), so `racktwin hydraulics` on the file
 // and the loop solve the same equations.
 #include "racktwin/core/PipingNetworkSpec.hpp"
 #include "racktwin/core/SiteSpec.hpp"

@@ -20,9 +20,9 @@ struct PipingNetworkSpec {
     enum class Kind : std::uint8_t { Pipe, Valve };
     /// Open, or Closed for good (no controls act in a loop); Active: a valve's setting governs.
     enum class State : std::uint8_t { Open, Closed, Active };
-    /// EPANET's valves that keep their meaning in a closed loop: a pressure-breaker (a fixed
-    /// drop), a flow limiter, a throttle (a loss coefficient) and a general curve.
-    enum class Valve : std::uint8_t { PBV, FCV, TCV, GPV };
+    /// EPANET's valves that keep their meaning in a closed loop: a flow limiter, a throttle (a
+    /// loss coefficient) and a general curve (a drop against flow).
+    enum class Valve : std::uint8_t { FCV, TCV, GPV };
 
     std::string id;
     std::uint32_t from = 0, to = 0;  // node indices of port a and port b
@@ -39,7 +39,7 @@ struct PipingNetworkSpec {
     int cells = 1;  // upwind volumes for heat transport
     // Valves.
     Valve valve = Valve::TCV;
-    double setting = 0.0;                        // PBV: Pa; FCV: m3/s; TCV: loss coefficient K
+    double setting = 0.0;                        // FCV: m3/s; TCV: loss coefficient K
     std::vector<double> curve_V_flow, curve_dp;  // GPV: m3/s (increasing) and Pa
   };
 
