@@ -1163,7 +1163,8 @@ void requireWholeSteps(const MapReader& m, std::string_view key, double value, d
 
 core::SimulationSpec readSimulation(const MapReader& r, const SimulationOverrides& o) {
   const MapReader m =
-      r.map("simulation", {"duration", "step", "substeps", "record_interval", "seed"});
+      r.map("simulation", {"duration", "step", "substeps", "record_interval", "seed",
+                           "control_step"});
   core::SimulationSpec s;
   s.step = m.quantityOr("step", Dimension::Time, 1.0, Check::Positive);
   s.duration = m.quantity("duration", Dimension::Time, Check::Positive, Kind::RunLength);
@@ -1207,6 +1208,20 @@ core::SimulationSpec readSimulation(const MapReader& r, const SimulationOverride
     m.fail("record_interval", "must not exceed the duration (" + seconds(s.duration) + ")");
   }
   s.seed = m.unsignedIntegerOr("seed", 0);
+  // The cooling controllers' sampling: 2 s by default; coarser for annual studies.
+  s.control_step = m.quantityOr("control_step", Dimension::Time, 2.0, Check::Positive);
+  if (s.control_step > 3600.0) {
+    m.fail("control_step", "must be at most 1 h: the CDU and pump PIs cannot hold a loop "
+                           "sampled once an hour");
+  }
+  if (s.control_step > 10.0) {
+    const core::SourceLocation at = m.whereValue("control_step");
+    detail::addWarning(at.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.column)
+                           + ": key '" + m.keyPath("control_step") + "'",
+                       seconds(s.control_step)
+                           + " is above 10 s: the CDU valve and pump PIs can overshoot at coarser "
+                             "sampling (the shipped halls are checked up to 10 s)");
+  }
   m.finish();
   return s;
 }

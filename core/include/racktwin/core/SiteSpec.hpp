@@ -661,6 +661,10 @@ struct SimulationSpec {
   int substeps = 10;              // fast (workload, electrical) sub-steps per macro step
   double record_interval = 10.0;  // s
   std::uint64_t seed = 0;
+  /// s, the longest interval between two samples of the cooling model's controllers (CDU valve
+  /// and pump PIs): a macro step longer than this is cycled in thermal sub-steps of at most this
+  /// length. Longer for annual studies at coarse steps (docs/scenario-format.md).
+  double control_step = 2.0;
 };
 
 struct SiteSpec {
