@@ -79,11 +79,45 @@
       check.errors.push(figure.id + ': ' + e.message);
     }
   }
+  // With #check in the address (the report tests), each figure is also rasterised by the library
+  // and its pixels counted: the share that differs from the background.
+  function inkOf(figure) {
+    return Plotly.toImage(figure.id, {format: 'png', width: 800, height: 400}).then(function (url) {
+      return new Promise(function (resolve) {
+        var image = new Image();
+        image.onload = function () {
+          var canvas = document.createElement('canvas');
+          canvas.width = image.width;
+          canvas.height = image.height;
+          var context = canvas.getContext('2d');
+          context.drawImage(image, 0, 0);
+          var pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
+          var ink = 0;
+          for (var p = 0; p < pixels.length; p += 4)
+            if (pixels[p] < 235 || pixels[p + 1] < 235 || pixels[p + 2] < 235) ++ink;
+          resolve(ink / (pixels.length / 4));
+        };
+        image.onerror = function () { resolve(0); };
+        image.src = url;
+      });
+    });
+  }
   function finish() {
     check.plots = data.figures.map(describe);
     check.figures = data.figures.length;
-    check.done = true;
-    document.getElementById('render-check').textContent = JSON.stringify(check);
+    var ready = Promise.resolve();
+    if (location.hash === '#check') {
+      ready = Promise.all(data.figures.map(inkOf)).then(function (inks) {
+        for (var k = 0; k < inks.length; ++k) check.plots[k].ink = inks[k];
+      });
+    }
+    ready.then(function () {
+      check.done = true;
+      document.getElementById('render-check').textContent = JSON.stringify(check);
+    }, function (e) {
+      check.errors.push('rasterising: ' + (e && e.message ? e.message : String(e)));
+      document.getElementById('render-check').textContent = JSON.stringify(check);
+    });
   }
   Promise.all(drawing).then(finish, function (e) {
     check.errors.push('drawing: ' + (e && e.message ? e.message : String(e)));

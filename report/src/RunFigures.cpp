@@ -40,6 +40,25 @@ std::string actionName(core::EventKind kind) {
   return "event";
 }
 
+/// An event's value as people read it; empty for actions without one.
+std::string eventValue(const core::EventSpec& e, core::UnitSystem units) {
+  using K = core::EventKind;
+  switch (e.kind) {
+    case K::SetFacilitySupplyTemperature:
+    case K::SetSupplySetpoint: {
+      const core::DisplayUnit u = core::displayUnitFor("K", units);
+      return formatNumber(e.value * u.scale + u.offset) + " " + shownUnit(u.unit);
+    }
+    case K::SetPumpSpeed:
+    case K::HeatRejectionFanLoss: return formatNumber(e.value * 100.0) + " %";
+    case K::ClogColdPlate: return "dp x " + formatNumber(e.value);
+    case K::SetPowerCap: return formatNumber(e.value) + " W per GPU";
+    case K::FeedLoss:
+    case K::FeedRestore: return e.value == 0.0 ? "feed A" : "feed B";
+    default: return "";
+  }
+}
+
 /// A temperature dataset's interval maxima when the file has them, else its samples.
 std::optional<Matrix> peakTemperature(const ResultData& data, const std::string& path,
                                       std::string* used) {
@@ -86,7 +105,7 @@ void faultSection(Page& page, const RunContext& c) {
           .markup(Page::numberCell(e.time, e.time, "s"))
           .cell(actionName(e.kind))
           .cell(e.target.empty() ? "site" : e.target)
-          .markup(Page::numberCell(e.value, e.value, ""));
+          .cell(eventValue(e, c.units));
     }
     page.append(table.html());
     page.paragraph("Ride-through (first fault to the first GPU throttle after it): "
@@ -137,8 +156,8 @@ void temperatureSection(Page& page, const RunContext& c) {
   const struct {
     double q;
     const char* name;
-  } bands[] = {{0.0, "coolest GPU"}, {0.05, "5th percentile"}, {0.5, "median"},
-               {0.95, "95th percentile"}, {1.0, "hottest GPU"}};
+  } bands[] = {{0.0, "coolest GPU"}, {0.05, "5th percentile"}, {0.95, "95th percentile"},
+               {0.5, "median"}, {1.0, "hottest GPU"}};
   for (const auto& band : bands) {
     nlohmann::json trace =
         c.line(band.q == 0.0   ? rowMin(*T)
@@ -286,22 +305,8 @@ void powerSection(Page& page, const RunContext& c) {
               "Means over each record interval. Cooling equipment: " + (parts.empty() ? std::string("none recorded") : parts)
                   + (facility ? "." : "; without a power tree the facility's electrical input is the IT power."));
 
-  // Energies from the records against the summary's (the models' own books).
   const double E_it = integrateMeans(data.time(), it->values);
   const double E_cooling = integrateMeans(data.time(), cooling.total);
-  Table table({"energy", "from the records", "in the summary"});
-  const auto row = [&](std::string_view label, double records, const char* key) {
-    const SummaryDisplay d = displaySummaryItem(key, data.summaryValue(key), c.units);
-    const double scale = d.shown && data.summaryValue(key) && *data.summaryValue(key) != 0.0
-                             ? *d.shown / *data.summaryValue(key)
-                             : 1.0 / 3.6e6;
-    table.row().cell(label).markup(Page::numberCell(records, records * scale, d.unit))
-        .markup(Page::numberCell(data.summaryValue(key), d.shown, d.unit, key));
-  };
-  row("IT energy", E_it, "it_energy_J");
-  if (cooling.complete) row("cooling electrical energy", E_cooling, "cooling_energy_J");
-  page.append(table.html());
-
   // PUE and WUE over time, as the summary defines them: (tree input + storage drawn + cooling) / IT.
   const std::vector<double> drawn = storageDrawn(data);
   std::vector<double> pue(it->rows, std::nan(""));
@@ -331,11 +336,27 @@ void powerSection(Page& page, const RunContext& c) {
   }
   markEvents(c, pue_layout);
   const double pue_run = E_it > 0.0 ? numerator / E_it : std::nan("");
+
+  // The records integrated against the summary (the models' own books): they agree when the
+  // records hold every flow the summary counts.
+  Table table({"", "from the records", "in the summary"}, "records-vs-summary");
+  const auto row = [&](std::string_view label, double records, const char* key) {
+    const std::optional<double> value = data.summaryValue(key);
+    const SummaryDisplay d = displaySummaryItem(key, value, c.units);
+    const double scale = d.shown && value && *value != 0.0 ? *d.shown / *value : 1.0;
+    table.row()
+        .cell(label)
+        .markup(Page::numberCell(records, records * scale, d.unit))
+        .markup(Page::numberCell(value, d.shown, d.unit, key));
+  };
+  row("IT energy", E_it, "it_energy_J");
+  if (cooling.complete) row("Cooling electrical energy", E_cooling, "cooling_energy_J");
+  if (cooling.complete) row("PUE", pue_run, "pue");
+  page.append(table.html());
   page.figure(pue_traces, pue_layout,
               "PUE of each record interval: (power tree input + storage drawn + cooling) / IT"
-                  + std::string(water ? "; WUE: make-up water per IT energy." : "; no facility plant is modelled, so no water use is known (WUE n/a).")
-                  + " Over the run from the records: " + formatNumber(pue_run) + "; the summary: "
-                  + formatNumber(data.summaryValue("pue")) + ".");
+                  + std::string(water ? "; WUE: make-up water per IT energy."
+                                      : "; no facility plant is modelled, so no water use is known (WUE n/a)."));
 }
 
 void spectrumSection(Page& page, const RunContext& c) {

@@ -27,7 +27,7 @@ std::string tile(std::string_view state, std::string_view label, std::string_vie
 }
 
 std::string shownText(const SummaryDisplay& d) {
-  return formatNumber(d.shown) + (d.shown && !d.unit.empty() ? " " + d.unit : "");
+  return formatNumber(d.shown) + (d.shown && !d.unit.empty() ? " " + shownUnit(d.unit) : "");
 }
 
 std::vector<std::string> lines(const std::string& text) {

@@ -136,11 +136,11 @@ std::string sweepReport(const std::string& sweep_path, const ReportOptions& opti
   {
     std::vector<std::string> header{"case", "status", "fault"};
     for (const std::string& p : parameters)
-      header.push_back(p + (parameter_units[p].empty() || parameter_units[p] == "1" ? "" : " (" + parameter_units[p] + ")"));
+      header.push_back(p + (parameter_units[p].empty() || parameter_units[p] == "1" ? "" : " (" + shownUnit(parameter_units[p]) + ")"));
     std::vector<SummaryDisplay> heads;
     for (const std::string& key : headline) {
       const SummaryDisplay d = displaySummaryItem(key, std::nullopt, options.units);
-      header.push_back(d.label + (d.unit.empty() ? "" : " (" + d.unit + ")"));
+      header.push_back(d.label + (d.unit.empty() ? "" : " (" + shownUnit(d.unit) + ")"));
     }
     Table table(header);
     for (std::size_t k = 0; k < cases; ++k) {
@@ -209,10 +209,12 @@ std::string sweepReport(const std::string& sweep_path, const ReportOptions& opti
                                     {"reduction", "sweep"}}}});
       }
       if (traces.empty()) continue;
-      const std::string p_unit = parameter_units[p].empty() || parameter_units[p] == "1" ? "" : " (" + parameter_units[p] + ")";
+      const std::string p_unit = parameter_units[p].empty() || parameter_units[p] == "1" ? "" : " (" + shownUnit(parameter_units[p]) + ")";
+      // Axis titles take the label up to its first parenthesis: "PUE", not its definition.
+      const std::string short_label = label.label.substr(0, label.label.find(" ("));
       page.figure(traces,
                   {{"xaxis", {{"title", {{"text", sanitizeUtf8(p + p_unit)}}}}},
-                   {"yaxis", {{"title", {{"text", sanitizeUtf8(label.label + (label.unit.empty() ? "" : " (" + label.unit + ")"))}}}}}},
+                   {"yaxis", {{"title", {{"text", sanitizeUtf8(short_label + (label.unit.empty() ? "" : " (" + shownUnit(label.unit) + ")"))}}}}}},
                   label.label + " against " + p + ", one line per fault.", 320);
     }
   }
@@ -255,6 +257,11 @@ std::string sweepReport(const std::string& sweep_path, const ReportOptions& opti
                 "How often each limit is the one with the least headroom.", 320);
   }
 
+  if (groups.empty()) {
+    page.paragraph("This sweep holds no headroom (/headroom): its cases were run by a build without "
+                   "the design-limit checks (docs/capacity.md), so no binding limit can be named.",
+                   "note");
+  }
   page.section("inputs", "Sweep and base scenario");
   const std::vector<std::string> sweep_text = data.strings("/sweep/text");
   const std::vector<std::string> base_text = data.strings("/base/text");
