@@ -713,9 +713,11 @@ void MainWindow::onSelectionChanged() {
   }
   if (scene_) scene_->highlightRack(rack);
   if (!selected.isEmpty()) {
-    const auto [id, kind] = entityOf(selected.front());
-    if (kind == EntityKind::Cdu) what_if_->selectCdu(id);
-    if (kind == EntityKind::Rack || kind == EntityKind::Feed) what_if_->selectRack(id);
+    // The what-if targets follow the pick: a rack, or anything in it, and its CDU.
+    const QString id = entityOf(selected.front()).first;
+    const int in_rack = rackOfEntity(id);
+    what_if_->follow(id, in_rack >= 0 ? QString::fromStdString(geometry_->racks()[in_rack].id)
+                                      : QString());
   }
   charts_dirty_ = true;
   view_dirty_ = true;
