@@ -380,7 +380,9 @@ void MainWindow::applyRange() {
   // the rack's full power). Flows have no such natural bound and follow each frame.
   if (replay_) {
     const auto [low, high] = replay_->range(quantity_);
-    if (std::isfinite(low) && std::isfinite(high)) {
+    if (quantity_ == Quantity::DesignMarginUsed && std::isfinite(high)) {
+      scene_->setRange(0.0, std::max(100.0, high));  // red at the rating and beyond
+    } else if (std::isfinite(low) && std::isfinite(high)) {
       scene_->setRange(low, high);
     } else {
       scene_->setAutoRange();
@@ -413,6 +415,7 @@ void MainWindow::applyRange() {
       break;
     }
     case Quantity::CoolantFlow:
+    case Quantity::DesignMarginUsed:  // a live run has no design limits until it ends
       scene_->setAutoRange();
       break;
   }

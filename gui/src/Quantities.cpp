@@ -22,6 +22,7 @@ QuantityDisplay display(Quantity quantity, core::UnitSystem units, double magnit
     case Quantity::RackPower: label = "Rack power"; break;
     case Quantity::CoolantTemperature: label = "Coolant temperature"; break;
     case Quantity::CoolantFlow: label = "Coolant flow"; break;
+    case Quantity::DesignMarginUsed: label = "Design margin used (tightest limit)"; break;
   }
   // Rack powers read in kW however small the values at a given moment.
   if (quantity == Quantity::RackPower) magnitude = std::max(magnitude, 1e3);
@@ -145,6 +146,8 @@ Quantities::Selection Quantities::select(const std::string& entity, EntityKind k
         use("rack", "V_flow", Aggregate::Sum, prefixes);
       }
       break;
+    case Quantity::DesignMarginUsed:
+      break;  // not a recorded series: one value per run, from the result's /limits (the scene)
   }
   return selection;
 }
