@@ -33,7 +33,7 @@ struct RunArguments {
   bool allow_outside_paths = false;  // the scenario may read files outside its folder
   // Simulated seconds between checkpoints (<output>.resume); 0: none. Unset: the default.
   std::optional<double> save_state_interval_s;
-  std::string resume;  // --resume: the result (or <result>.partial) of an interrupted run
+  std::string resume;     // --resume: the result (or <result>.partial) of an interrupted run
   bool us_units = false;  // --units us: the printed summary in US customary units
 };
 

@@ -72,7 +72,8 @@ std::vector<Subcommand> addReportCommand(CLI::App& app) {
                       "Also print the report to this PDF file (headless Chromium)");
   command
       ->add_option_function<std::string>(
-          "--units", [arguments](const std::string& system) { arguments->us_units = system == "us"; },
+          "--units",
+          [arguments](const std::string& system) { arguments->us_units = system == "us"; },
           "si (default: degC, kW, L/min, kPa) or us (degF, gpm, psi, gal, tons for heat)")
       ->check(CLI::IsMember({"si", "us"}));
   return {{command, [arguments] { return writeReport(*arguments); }}};

@@ -38,7 +38,8 @@ DisplayUnit displayUnitFor(std::string_view si_unit, UnitSystem system, double m
 }
 
 DisplayUnit displayUnitForDifference(UnitSystem system) {
-  return system == UnitSystem::US ? DisplayUnit{"delta_degF", 1.8, 0.0} : DisplayUnit{"K", 1.0, 0.0};
+  return system == UnitSystem::US ? DisplayUnit{"delta_degF", 1.8, 0.0}
+                                  : DisplayUnit{"K", 1.0, 0.0};
 }
 
 }  // namespace racktwin::core

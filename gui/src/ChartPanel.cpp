@@ -144,7 +144,9 @@ void ChartPanel::setLines(const std::vector<ChartLine>& lines, const QString& ti
   setNiceAxis(axis_y_, y_min - pad, y_max + pad, std::clamp(height / 40, 3, 8));
   y_min_ = axis_y_->min();
   y_max_ = axis_y_->max();
-  axis_t_->setTitleText(t_scale_ == 1.0 ? "time (s)" : t_scale_ < 1.0 / 60.0 ? "time (h)" : "time (min)");
+  axis_t_->setTitleText(t_scale_ == 1.0         ? "time (s)"
+                        : t_scale_ < 1.0 / 60.0 ? "time (h)"
+                                                : "time (min)");
   axis_y_->setTitleText(unit);
   chart_->setTitle(lines.empty() ? QString("Select racks, CDUs or chips in the tree to chart them")
                                  : title);

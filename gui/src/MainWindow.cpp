@@ -82,7 +82,8 @@ QString formatValue(double value, const std::string& unit, core::UnitSystem unit
   const double v = value * shown.scale + shown.offset;
   const double magnitude = std::abs(v);
   const int decimals =
-      magnitude == 0.0 ? 0 : std::clamp(3 - static_cast<int>(std::floor(std::log10(magnitude))), 0, 6);
+      magnitude == 0.0 ? 0
+                       : std::clamp(3 - static_cast<int>(std::floor(std::log10(magnitude))), 0, 6);
   const QString text = magnitude != 0.0 && (magnitude < 1e-3 || magnitude >= 1e7)
                            ? QString::number(v, 'g', 4)
                            : QString::number(v, 'f', decimals);
@@ -269,10 +270,13 @@ void MainWindow::buildMenus() {
     if (!path.isEmpty() && !saveResult(path, &error))
       QMessageBox::warning(this, "Save result", error);
   });
-  file->addAction("Open &report of the result", this, [this] {
-       QString error;
-       if (openReport(&error).isEmpty()) QMessageBox::warning(this, "Open report", error);
-     })->setObjectName("open_report");
+  file->addAction("Open &report of the result", this,
+                  [this] {
+                    QString error;
+                    if (openReport(&error).isEmpty())
+                      QMessageBox::warning(this, "Open report", error);
+                  })
+      ->setObjectName("open_report");
   file->addAction("Export &screenshot…", this, [this] {
     const QString path =
         QFileDialog::getSaveFileName(this, "Export screenshot", "racktwin.png", "PNG (*.png)");
@@ -306,15 +310,15 @@ void MainWindow::buildMenus() {
   });
   QMenu* units = view->addMenu("&Units");
   auto* unit_group = new QActionGroup(this);
-  for (const auto& [text, system] : {std::pair{"&SI (°C, kW, L/min, kPa)", core::UnitSystem::SI},
-                                     std::pair{"&US customary (°F, kW, gpm, psi)", core::UnitSystem::US}}) {
+  for (const auto& [text, system] :
+       {std::pair{"&SI (°C, kW, L/min, kPa)", core::UnitSystem::SI},
+        std::pair{"&US customary (°F, kW, gpm, psi)", core::UnitSystem::US}}) {
     QAction* action = units->addAction(text, this, [this, s = system] { setUnitSystem(s); });
     action->setCheckable(true);
     action->setChecked(system == units_);
     action->setObjectName(system == core::UnitSystem::SI ? "units_si" : "units_us");
     unit_group->addAction(action);
   }
-
 }
 
 void MainWindow::clearSite() {
@@ -744,8 +748,8 @@ void MainWindow::onSelectionChanged() {
     // The what-if targets follow the pick: a rack, or anything in it, and its CDU.
     const QString id = entityOf(selected.front()).first;
     const int in_rack = rackOfEntity(id);
-    what_if_->follow(id, in_rack >= 0 ? QString::fromStdString(geometry_->racks()[in_rack].id)
-                                      : QString());
+    what_if_->follow(
+        id, in_rack >= 0 ? QString::fromStdString(geometry_->racks()[in_rack].id) : QString());
   }
   charts_dirty_ = true;
   view_dirty_ = true;
@@ -897,11 +901,11 @@ void MainWindow::refreshDetails(std::size_t sample) {
       const ResultStore::Channel& channel = store_.channels()[c];
       const auto column = channel.column_of.find(key);
       if (column == channel.column_of.end()) continue;
-      html += QString("<tr><td>%1/%2</td><td align='right'>%3</td></tr>")
-                  .arg(QString::fromStdString(channel.info.group))
-                  .arg(QString::fromStdString(channel.info.name))
-                  .arg(formatValue(store_.value(sample, c, column->second), channel.info.unit,
-                                   units_));
+      html +=
+          QString("<tr><td>%1/%2</td><td align='right'>%3</td></tr>")
+              .arg(QString::fromStdString(channel.info.group))
+              .arg(QString::fromStdString(channel.info.name))
+              .arg(formatValue(store_.value(sample, c, column->second), channel.info.unit, units_));
     }
   }
   html += "</table>";
@@ -971,8 +975,10 @@ QString MainWindow::detailsText() const {
 
 QString MainWindow::openReport(QString* error, bool show) {
   if (result_path_.isEmpty()) {
-    if (error) *error = "A report is made from a result file: open one, or save this run first "
-                        "(File > Save result as…).";
+    if (error)
+      *error =
+          "A report is made from a result file: open one, or save this run first "
+          "(File > Save result as…).";
     return {};
   }
   const QString path = writeResultReport(result_path_, units_, error);

@@ -18,11 +18,21 @@ std::string unitText(std::string_view unit) {
 QuantityDisplay display(Quantity quantity, core::UnitSystem units, double magnitude) {
   const char* label = "";
   switch (quantity) {
-    case Quantity::GpuJunctionTemperature: label = "GPU junction temperature"; break;
-    case Quantity::RackPower: label = "Rack power"; break;
-    case Quantity::CoolantTemperature: label = "Coolant temperature"; break;
-    case Quantity::CoolantFlow: label = "Coolant flow"; break;
-    case Quantity::DesignMarginUsed: label = "Design margin used (tightest limit)"; break;
+    case Quantity::GpuJunctionTemperature:
+      label = "GPU junction temperature";
+      break;
+    case Quantity::RackPower:
+      label = "Rack power";
+      break;
+    case Quantity::CoolantTemperature:
+      label = "Coolant temperature";
+      break;
+    case Quantity::CoolantFlow:
+      label = "Coolant flow";
+      break;
+    case Quantity::DesignMarginUsed:
+      label = "Design margin used (tightest limit)";
+      break;
   }
   // Rack powers read in kW however small the values at a given moment.
   if (quantity == Quantity::RackPower) magnitude = std::max(magnitude, 1e3);

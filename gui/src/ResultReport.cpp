@@ -31,7 +31,8 @@ QString writeResultReport(const QString& result, core::UnitSystem units, QString
   const QString path = folder + "/" + QFileInfo(result).completeBaseName() + ".html";
   QSaveFile file(path);
   if (!file.open(QIODevice::WriteOnly)
-      || file.write(page.data(), static_cast<qint64>(page.size())) != static_cast<qint64>(page.size())
+      || file.write(page.data(), static_cast<qint64>(page.size()))
+             != static_cast<qint64>(page.size())
       || !file.commit()) {
     if (error) *error = "Cannot write " + path + ": " + file.errorString();
     return {};

@@ -177,7 +177,8 @@ std::map<QString, QString> cduOfRack(const core::SiteSpec& site) {
   for (const core::CduSpec& cdu : site.cdus)
     cdus.push_back(cdu.id.str());
   for (const core::RackSpec& rack : site.racks)
-    if (!rack.cdu.empty()) cdu_of[QString::fromStdString(rack.id.str())] = QString::fromStdString(rack.cdu);
+    if (!rack.cdu.empty())
+      cdu_of[QString::fromStdString(rack.id.str())] = QString::fromStdString(rack.cdu);
   for (const core::SecondaryRingSpec& ring : site.rings) {
     const std::vector<std::string>& taps = ring.taps;
     for (std::size_t k = 0; k < taps.size(); ++k) {

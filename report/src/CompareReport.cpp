@@ -35,7 +35,8 @@ std::vector<std::string> splitLines(const std::string& text) {
 /// A line diff (longest common subsequence) of two scenario texts, as marked-up <pre> content.
 std::string lineDiff(const std::vector<std::string>& a, const std::vector<std::string>& b) {
   const std::size_t n = a.size(), m = b.size();
-  if (n * m > 4'000'000) return "<p class=\"note\">(the scenarios are too long to compare line by line)</p>";
+  if (n * m > 4'000'000)
+    return "<p class=\"note\">(the scenarios are too long to compare line by line)</p>";
   std::vector<std::vector<unsigned>> lcs(n + 1, std::vector<unsigned>(m + 1, 0));
   for (std::size_t i = n; i-- > 0;)
     for (std::size_t j = m; j-- > 0;)
@@ -66,25 +67,35 @@ std::string scenarioText(const ResultData& data) {
 
 /// The hottest GPU and the facility (or IT) power of both runs on one time axis.
 void overlays(Page& page, const ResultData& a, const ResultData& b, core::UnitSystem units) {
-  const double duration = std::max(a.time().empty() ? 0.0 : a.time().back(),
-                                   b.time().empty() ? 0.0 : b.time().back());
+  const double duration =
+      std::max(a.time().empty() ? 0.0 : a.time().back(), b.time().empty() ? 0.0 : b.time().back());
   const bool minutes = duration > 1200.0;
   const double t_scale = minutes ? 1.0 / 60.0 : 1.0;
   const nlohmann::json time_axis = {{"title", {{"text", minutes ? "time (min)" : "time (s)"}}}};
-  const auto trace = [&](const ResultData& d, const std::vector<double>& si, const core::DisplayUnit& unit,
-                         const std::string& name, const std::string& source, const char* colour) {
+  const auto trace = [&](const ResultData& d, const std::vector<double>& si,
+                         const core::DisplayUnit& unit, const std::string& name,
+                         const std::string& source, const char* colour) {
     std::vector<double> t(d.time().size()), y(si.size());
     for (std::size_t k = 0; k < t.size(); ++k)
       t[k] = d.time()[k] * t_scale;
     for (std::size_t k = 0; k < y.size(); ++k)
       y[k] = si[k] * unit.scale + unit.offset;
     const Line l = decimate(t, y);
-    return nlohmann::json{{"type", "scatter"}, {"mode", "lines"}, {"name", sanitizeUtf8(name)},
-                          {"x", l.x}, {"y", l.y}, {"line", {{"color", colour}}},
-                          {"meta", {{"source", source}, {"reduction", "row_max"}, {"scale", unit.scale},
-                                    {"offset", unit.offset}, {"file", name.rfind("A", 0) == 0 ? "a" : "b"}}}};
+    return nlohmann::json{{"type", "scatter"},
+                          {"mode", "lines"},
+                          {"name", sanitizeUtf8(name)},
+                          {"x", l.x},
+                          {"y", l.y},
+                          {"line", {{"color", colour}}},
+                          {"meta",
+                           {{"source", source},
+                            {"reduction", "row_max"},
+                            {"scale", unit.scale},
+                            {"offset", unit.offset},
+                            {"file", name.rfind("A", 0) == 0 ? "a" : "b"}}}};
   };
-  const auto hottest = [](const ResultData& d, std::string* used) -> std::optional<std::vector<double>> {
+  const auto hottest = [](const ResultData& d,
+                          std::string* used) -> std::optional<std::vector<double>> {
     std::optional<Matrix> m = d.series(*used = "/gpu/T_junction_max");
     if (!m) m = d.series(*used = "/gpu/T_junction");
     if (!m) return std::nullopt;
@@ -96,7 +107,8 @@ void overlays(Page& page, const ResultData& a, const ResultData& b, core::UnitSy
     const core::DisplayUnit unit = core::displayUnitFor("K", units);
     page.figure(nlohmann::json::array({trace(a, *Ta, unit, "A: hottest GPU", used_a, "#1f77b4"),
                                        trace(b, *Tb, unit, "B: hottest GPU", used_b, "#d62728")}),
-                {{"xaxis", time_axis}, {"yaxis", {{"title", {{"text", "junction (" + shownUnit(unit.unit) + ")"}}}}}},
+                {{"xaxis", time_axis},
+                 {"yaxis", {{"title", {{"text", "junction (" + shownUnit(unit.unit) + ")"}}}}}},
                 "The hottest GPU junction of each run at each record.");
   }
   const auto power = [](const ResultData& d, std::string* used) -> std::optional<Matrix> {
@@ -108,15 +120,21 @@ void overlays(Page& page, const ResultData& a, const ResultData& b, core::UnitSy
   const auto Pa = power(a, &pa), Pb = power(b, &pb);
   if (Pa && Pb) {
     double magnitude = 0.0;
-    for (double v : Pa->values) magnitude = std::max(magnitude, std::abs(v));
-    for (double v : Pb->values) magnitude = std::max(magnitude, std::abs(v));
+    for (double v : Pa->values)
+      magnitude = std::max(magnitude, std::abs(v));
+    for (double v : Pb->values)
+      magnitude = std::max(magnitude, std::abs(v));
     const core::DisplayUnit unit = core::displayUnitFor("W", units, magnitude);
     nlohmann::json ta = trace(a, Pa->values, unit, "A: " + pa, pa, "#1f77b4");
     nlohmann::json tb = trace(b, Pb->values, unit, "B: " + pb, pb, "#d62728");
     ta["meta"]["reduction"] = tb["meta"]["reduction"] = "column";
-    page.figure(nlohmann::json::array({ta, tb}),
-                {{"xaxis", time_axis}, {"yaxis", {{"title", {{"text", "power (" + shownUnit(unit.unit) + ")"}}}, {"rangemode", "tozero"}}}},
-                "Facility power (the power tree's input, or IT power without a tree), record means.");
+    page.figure(
+        nlohmann::json::array({ta, tb}),
+        {{"xaxis", time_axis},
+         {"yaxis",
+          {{"title", {{"text", "power (" + shownUnit(unit.unit) + ")"}}},
+           {"rangemode", "tozero"}}}},
+        "Facility power (the power tree's input, or IT power without a tree), record means.");
   }
 }
 
@@ -125,7 +143,8 @@ void overlays(Page& page, const ResultData& a, const ResultData& b, core::UnitSy
 std::string comparisonReport(const std::string& baseline_path, const std::string& candidate_path,
                              const ReportOptions& options) {
   const ResultData a(baseline_path), b(candidate_path);
-  Page page("RackTwin comparison: " + a.attribute("site_name") + " (A) and " + b.attribute("site_name") + " (B)");
+  Page page("RackTwin comparison: " + a.attribute("site_name") + " (A) and "
+            + b.attribute("site_name") + " (B)");
   page.section("files", "The two results");
   Table files({"", "A (baseline)", "B (candidate)"});
   for (const char* attribute : {"site_name", "scenario_path", "program_version", "duration_s",
@@ -154,9 +173,10 @@ std::string comparisonReport(const std::string& baseline_path, const std::string
     either[i] = differs(va, vb) ? std::optional<double>(1.0) : (va ? va : vb);
   }
   page.section("summary", "Summary side by side");
-  page.paragraph("Highlighted: the items whose values differ (relative difference above 1e-9, or "
-                 "given in one result only). B − A in the display unit.",
-                 "note");
+  page.paragraph(
+      "Highlighted: the items whose values differ (relative difference above 1e-9, or "
+      "given in one result only). B − A in the display unit.",
+      "note");
   std::size_t differing = 0;
   for (const SummaryGroup& group : arrangeSummary(keys, either)) {
     page.subsection(sectionTitle(group.section));
@@ -184,12 +204,15 @@ std::string comparisonReport(const std::string& baseline_path, const std::string
                                    da.unit == "degC"   ? "K"
                                    : da.unit == "degF" ? "delta_degF"
                                                        : da.unit))
-          .markup(Page::numberCell(std::nullopt, relative ? std::optional<double>(*relative * 100.0) : std::nullopt, "%"))
+          .markup(Page::numberCell(
+              std::nullopt, relative ? std::optional<double>(*relative * 100.0) : std::nullopt,
+              "%"))
           .cell(keys[i], "key");
     }
     page.append(table.html());
   }
-  page.paragraph(std::to_string(differing) + " of " + std::to_string(keys.size()) + " summary items differ.");
+  page.paragraph(std::to_string(differing) + " of " + std::to_string(keys.size())
+                 + " summary items differ.");
 
   page.section("series", "Over time");
   overlays(page, a, b, options.units);
@@ -197,11 +220,13 @@ std::string comparisonReport(const std::string& baseline_path, const std::string
   const std::optional<DesignLimits> la = readDesignLimits(a), lb = readDesignLimits(b);
   if (la && lb) {
     page.section("headroom", "Headroom");
-    Table table({"group", "A worst margin", "B worst margin", "A binding limit", "B binding limit"});
+    Table table(
+        {"group", "A worst margin", "B worst margin", "A binding limit", "B binding limit"});
     std::vector<std::string> groups;
     for (const auto* l : {&*la, &*lb})
       for (const HeadroomRow& g : l->headroom)
-        if (std::find(groups.begin(), groups.end(), g.group) == groups.end()) groups.push_back(g.group);
+        if (std::find(groups.begin(), groups.end(), g.group) == groups.end())
+          groups.push_back(g.group);
     for (const std::string& group : groups) {
       const auto find = [&group](const DesignLimits& l) -> const HeadroomRow* {
         for (const HeadroomRow& g : l.headroom)

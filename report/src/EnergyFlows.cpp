@@ -56,7 +56,8 @@ void energyFlowSection(Page& page, const RunContext& c) {
   const double it = get("it_energy_J");
   if (!(it > 0.0)) return;
   page.section("energy", "Energy flows");
-  const double tree_input = data.hasSummaryKey("facility_electrical_energy_J") ? get("facility_electrical_energy_J") : it;
+  const double tree_input =
+      data.hasSummaryKey("facility_electrical_energy_J") ? get("facility_electrical_energy_J") : it;
   const double stored_electrically = get("electrical_storage_energy_change_J");  // > 0: charged
   const double cooling = get("cooling_energy_J");
   const double psu = get("psu_loss_energy_J");
@@ -71,7 +72,8 @@ void energyFlowSection(Page& page, const RunContext& c) {
   Flows f;
   f.setReference(it);
   const bool tree_modelled = data.hasSummaryKey("utility_energy_J");
-  const std::size_t grid = f.node(tree_modelled ? "Utility and generators" : "Electricity supply", "#1d2b44");
+  const std::size_t grid =
+      f.node(tree_modelled ? "Utility and generators" : "Electricity supply", "#1d2b44");
   const std::size_t storage = f.node("Batteries and rack storage", "#556b8f");
   const std::size_t tree = f.node(tree_modelled ? "Power tree" : "Rack feeds", "#34568b");
   const std::size_t cooling_power = f.node("Cooling equipment", "#17becf");
@@ -104,13 +106,15 @@ void energyFlowSection(Page& page, const RunContext& c) {
   const double from_cooling = std::clamp(extra, 0.0, cooling);
   f.link(cooling_power, heat, from_cooling, scale);
   f.link(cooling_power, elsewhere, cooling - from_cooling, scale);
-  f.link(distribution, heat, std::clamp(extra - from_cooling, 0.0, std::max(0.0, distribution_losses)), scale);
+  f.link(distribution, heat,
+         std::clamp(extra - from_cooling, 0.0, std::max(0.0, distribution_losses)), scale);
   const double stored = heat_in - water - air;
   f.link(heat, water_node, water, scale);
   f.link(heat, air_node, air, scale);
   f.link(heat, stored_heat, stored, scale);
   f.link(released, water_node, -stored, scale);
-  if (outdoors > 0.0) f.link(water_node, f.node("Outdoors (heat rejection, chiller)", "#98df8a"), outdoors, scale);
+  if (outdoors > 0.0)
+    f.link(water_node, f.node("Outdoors (heat rejection, chiller)", "#98df8a"), outdoors, scale);
   page.figure(nlohmann::json::array({f.trace(mwh ? "MWh" : "kWh")}), nlohmann::json::object(),
               "Energy over the run from the summary: the electricity drawn (utility, generators, "
               "storage, cooling equipment), IT and its losses, and the heat the coolant and room "

@@ -41,8 +41,8 @@ std::string Page::figure(nlohmann::json traces, nlohmann::json layout, std::stri
     a["automargin"] = true;
   }
   figures_.push_back({{"id", id}, {"data", std::move(traces)}, {"layout", std::move(layout)}});
-  body_ += "<figure><div class=\"plot\" id=\"" + id + "\" style=\"height:"
-           + std::to_string(height_px) + "px\"></div>";
+  body_ += "<figure><div class=\"plot\" id=\"" + id
+           + "\" style=\"height:" + std::to_string(height_px) + "px\"></div>";
   if (!caption.empty()) body_ += "<figcaption>" + escapeHtml(caption) + "</figcaption>";
   body_ += "</figure>\n";
   return id;
@@ -77,17 +77,19 @@ std::string Page::render() const {
   out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   // Nothing may be fetched: the page is whole, and a hostile file cannot make it call out.
-  out += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-         "script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data: "
-         "blob:; font-src data:\">\n";
+  out +=
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+      "script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data: "
+      "blob:; font-src data:\">\n";
   out += "<title>" + escapeHtml(title_) + "</title>\n";
   out += "<style>\n" + std::string(kReportStyle) + "</style>\n";
   // Errors are collected from the first script on, so the library's own are caught too.
-  out += "<script>window.racktwinCheck={errors:[],plots:[],done:false};"
-         "window.addEventListener('error',function(e){window.racktwinCheck.errors.push("
-         "String(e.message))});(function(){var f=console.error;console.error=function(){"
-         "window.racktwinCheck.errors.push(Array.prototype.join.call(arguments,' '));"
-         "f.apply(console,arguments)}})();</script>\n";
+  out +=
+      "<script>window.racktwinCheck={errors:[],plots:[],done:false};"
+      "window.addEventListener('error',function(e){window.racktwinCheck.errors.push("
+      "String(e.message))});(function(){var f=console.error;console.error=function(){"
+      "window.racktwinCheck.errors.push(Array.prototype.join.call(arguments,' '));"
+      "f.apply(console,arguments)}})();</script>\n";
   out += "<script>\n" + library + "\n</script>\n</head>\n<body>\n";
   out += "<header><h1>" + escapeHtml(title_) + "</h1></header>\n<nav>";
   for (const auto& [id, title] : contents_)

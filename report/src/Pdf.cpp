@@ -90,7 +90,8 @@ void printToPdf(const fs::path& html, const fs::path& pdf, double timeout_s) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   pid_t pid = 0;
   const int rc = ::posix_spawnp(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
@@ -105,7 +106,8 @@ void printToPdf(const fs::path& html, const fs::path& pdf, double timeout_s) {
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
     if (done == pid) break;
     if (done < 0 && errno != EINTR) throw core::RuntimeError("lost track of " + program);
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > timeout_s) {
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
+        > timeout_s) {
       ::kill(pid, SIGKILL);
       ::waitpid(pid, &status, 0);
       std::error_code ignored;

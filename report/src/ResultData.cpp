@@ -23,8 +23,9 @@ ResultData::ResultData(std::string path) : path_(std::move(path)) {
       item.value = value.get<double>();
       if (!std::isfinite(*item.value)) item.value.reset();
     } else if (!value.is_null()) {
-      throw core::InputError({path_, 0, 0}, "summary_json",
-                             "item " + core::quoteForMessage(key) + " is neither a number nor null");
+      throw core::InputError(
+          {path_, 0, 0}, "summary_json",
+          "item " + core::quoteForMessage(key) + " is neither a number nor null");
     }
     summary_.push_back(std::move(item));
   }

@@ -20,22 +20,38 @@ constexpr const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", 
 std::string actionName(core::EventKind kind) {
   using K = core::EventKind;
   switch (kind) {
-    case K::SetFacilitySupplyTemperature: return "set_facility_supply_temperature";
-    case K::SetSupplySetpoint: return "set_supply_temperature_setpoint";
-    case K::SetPumpSpeed: return "set_pump_speed";
-    case K::PumpTrip: return "pump_trip";
-    case K::CduLoss: return "cdu_loss";
-    case K::ValveStuck: return "valve_stuck";
-    case K::ClogColdPlate: return "clog_cold_plate";
-    case K::FacilityPumpTrip: return "facility_pump_trip";
-    case K::HeatRejectionFanLoss: return "heat_rejection_fan_loss";
-    case K::FeedLoss: return "feed_loss";
-    case K::FeedRestore: return "feed_restore";
-    case K::UtilityOutage: return "utility_outage";
-    case K::UtilityRestore: return "utility_restore";
-    case K::SetPowerCap: return "set_power_cap";
-    case K::PauseJob: return "pause_job";
-    case K::ResumeJob: return "resume_job";
+    case K::SetFacilitySupplyTemperature:
+      return "set_facility_supply_temperature";
+    case K::SetSupplySetpoint:
+      return "set_supply_temperature_setpoint";
+    case K::SetPumpSpeed:
+      return "set_pump_speed";
+    case K::PumpTrip:
+      return "pump_trip";
+    case K::CduLoss:
+      return "cdu_loss";
+    case K::ValveStuck:
+      return "valve_stuck";
+    case K::ClogColdPlate:
+      return "clog_cold_plate";
+    case K::FacilityPumpTrip:
+      return "facility_pump_trip";
+    case K::HeatRejectionFanLoss:
+      return "heat_rejection_fan_loss";
+    case K::FeedLoss:
+      return "feed_loss";
+    case K::FeedRestore:
+      return "feed_restore";
+    case K::UtilityOutage:
+      return "utility_outage";
+    case K::UtilityRestore:
+      return "utility_restore";
+    case K::SetPowerCap:
+      return "set_power_cap";
+    case K::PauseJob:
+      return "pause_job";
+    case K::ResumeJob:
+      return "resume_job";
   }
   return "event";
 }
@@ -50,12 +66,17 @@ std::string eventValue(const core::EventSpec& e, core::UnitSystem units) {
       return formatNumber(e.value * u.scale + u.offset) + " " + shownUnit(u.unit);
     }
     case K::SetPumpSpeed:
-    case K::HeatRejectionFanLoss: return formatNumber(e.value * 100.0) + " %";
-    case K::ClogColdPlate: return "dp x " + formatNumber(e.value);
-    case K::SetPowerCap: return formatNumber(e.value) + " W per GPU";
+    case K::HeatRejectionFanLoss:
+      return formatNumber(e.value * 100.0) + " %";
+    case K::ClogColdPlate:
+      return "dp x " + formatNumber(e.value);
+    case K::SetPowerCap:
+      return formatNumber(e.value) + " W per GPU";
     case K::FeedLoss:
-    case K::FeedRestore: return e.value == 0.0 ? "feed A" : "feed B";
-    default: return "";
+    case K::FeedRestore:
+      return e.value == 0.0 ? "feed A" : "feed B";
+    default:
+      return "";
   }
 }
 
@@ -76,11 +97,23 @@ void markEvents(const RunContext& c, nlohmann::json& layout) {
   nlohmann::json shapes = nlohmann::json::array(), notes = nlohmann::json::array();
   for (const core::EventSpec& e : c.site->events) {
     const double x = e.time * c.t_scale;
-    shapes.push_back({{"type", "line"}, {"xref", "x"}, {"yref", "paper"}, {"x0", x}, {"x1", x},
-                      {"y0", 0}, {"y1", 1}, {"line", {{"color", "#c0392b"}, {"dash", "dot"}}}});
-    notes.push_back({{"x", x}, {"xref", "x"}, {"yref", "paper"}, {"y", 1.0}, {"yanchor", "bottom"},
-                     {"text", sanitizeUtf8(actionName(e.kind) + (e.target.empty() ? "" : " " + e.target))},
-                     {"showarrow", false}, {"font", {{"size", 10}, {"color", "#c0392b"}}}});
+    shapes.push_back({{"type", "line"},
+                      {"xref", "x"},
+                      {"yref", "paper"},
+                      {"x0", x},
+                      {"x1", x},
+                      {"y0", 0},
+                      {"y1", 1},
+                      {"line", {{"color", "#c0392b"}, {"dash", "dot"}}}});
+    notes.push_back(
+        {{"x", x},
+         {"xref", "x"},
+         {"yref", "paper"},
+         {"y", 1.0},
+         {"yanchor", "bottom"},
+         {"text", sanitizeUtf8(actionName(e.kind) + (e.target.empty() ? "" : " " + e.target))},
+         {"showarrow", false},
+         {"font", {{"size", 10}, {"color", "#c0392b"}}}});
   }
   layout["shapes"] = shapes;
   layout["annotations"] = notes;
@@ -109,7 +142,8 @@ void faultSection(Page& page, const RunContext& c) {
     }
     page.append(table.html());
     page.paragraph("Ride-through (first fault to the first GPU throttle after it): "
-                   + formatNumber(ride.shown) + (ride.shown ? " " + ride.unit : " (no GPU throttled after a fault)"));
+                   + formatNumber(ride.shown)
+                   + (ride.shown ? " " + ride.unit : " (no GPU throttled after a fault)"));
   }
   std::string used;
   const std::optional<Matrix> T = peakTemperature(data, "/gpu/T_junction", &used);
@@ -118,22 +152,30 @@ void faultSection(Page& page, const RunContext& c) {
   if (!T) return;
   const std::vector<double> hottest = rowMax(*T);
   nlohmann::json traces = nlohmann::json::array();
-  traces.push_back(c.line(hottest, unitFor(c, "K", hottest), "hottest GPU junction", used, "row_max"));
-  nlohmann::json layout = {{"xaxis", c.timeAxis()},
-                           {"yaxis", {{"title", {{"text", "junction (" + shownUnit(unitFor(c, "K", hottest).unit) + ")"}}}}}};
+  traces.push_back(
+      c.line(hottest, unitFor(c, "K", hottest), "hottest GPU junction", used, "row_max"));
+  nlohmann::json layout = {
+      {"xaxis", c.timeAxis()},
+      {"yaxis",
+       {{"title", {{"text", "junction (" + shownUnit(unitFor(c, "K", hottest).unit) + ")"}}}}}};
   if (throttled) {
     const std::vector<double> count = rowSum(*throttled);
-    nlohmann::json trace = c.line(count, {"GPUs", 1.0, 0.0}, "GPUs throttled", "/gpu/throttled", "row_sum");
+    nlohmann::json trace =
+        c.line(count, {"GPUs", 1.0, 0.0}, "GPUs throttled", "/gpu/throttled", "row_sum");
     trace["yaxis"] = "y2";
     trace["line"] = {{"color", "#ff7f0e"}, {"shape", "hv"}};
     traces.push_back(trace);
-    layout["yaxis2"] = {{"title", {{"text", "GPUs"}}}, {"overlaying", "y"}, {"side", "right"},
-                        {"rangemode", "tozero"}, {"showgrid", false}};
+    layout["yaxis2"] = {{"title", {{"text", "GPUs"}}},
+                        {"overlaying", "y"},
+                        {"side", "right"},
+                        {"rangemode", "tozero"},
+                        {"showgrid", false}};
   }
   if (shutdown) {
     const std::vector<double> count = rowSum(*shutdown);
     if (*std::max_element(count.begin(), count.end()) > 0) {
-      nlohmann::json trace = c.line(count, {"GPUs", 1.0, 0.0}, "GPUs shut down", "/gpu/shutdown", "row_sum");
+      nlohmann::json trace =
+          c.line(count, {"GPUs", 1.0, 0.0}, "GPUs shut down", "/gpu/shutdown", "row_sum");
       trace["yaxis"] = "y2";
       trace["line"] = {{"color", "#c0392b"}, {"shape", "hv"}};
       traces.push_back(trace);
@@ -156,22 +198,30 @@ void temperatureSection(Page& page, const RunContext& c) {
   const struct {
     double q;
     const char* name;
-  } bands[] = {{0.0, "coolest GPU"}, {0.05, "5th percentile"}, {0.95, "95th percentile"},
-               {0.5, "median"}, {1.0, "hottest GPU"}};
+  } bands[] = {{0.0, "coolest GPU"},
+               {0.05, "5th percentile"},
+               {0.95, "95th percentile"},
+               {0.5, "median"},
+               {1.0, "hottest GPU"}};
   for (const auto& band : bands) {
-    nlohmann::json trace =
-        c.line(band.q == 0.0   ? rowMin(*T)
-               : band.q == 1.0 ? rowMax(*T)
-                               : rowQuantile(*T, band.q),
-               unit, band.name, used, band.q == 0.0 ? "row_min" : band.q == 1.0 ? "row_max" : "row_quantile");
+    nlohmann::json trace = c.line(band.q == 0.0   ? rowMin(*T)
+                                  : band.q == 1.0 ? rowMax(*T)
+                                                  : rowQuantile(*T, band.q),
+                                  unit, band.name, used,
+                                  band.q == 0.0   ? "row_min"
+                                  : band.q == 1.0 ? "row_max"
+                                                  : "row_quantile");
     trace["meta"]["q"] = band.q;
     if (band.q == 0.95) trace["fill"] = "tonexty";
-    trace["line"] = {{"color", band.q == 0.5 ? "#1f77b4" : band.q == 1.0 ? "#d62728" : "#7aa6d6"},
+    trace["line"] = {{"color", band.q == 0.5   ? "#1f77b4"
+                               : band.q == 1.0 ? "#d62728"
+                                               : "#7aa6d6"},
                      {"width", band.q == 0.5 || band.q == 1.0 ? 2 : 1}};
     traces.push_back(trace);
   }
-  nlohmann::json layout = {{"xaxis", c.timeAxis()},
-                           {"yaxis", {{"title", {{"text", "junction (" + shownUnit(unit.unit) + ")"}}}}}};
+  nlohmann::json layout = {
+      {"xaxis", c.timeAxis()},
+      {"yaxis", {{"title", {{"text", "junction (" + shownUnit(unit.unit) + ")"}}}}}};
   markEvents(c, layout);
   page.figure(traces, layout,
               "Distribution of the " + std::to_string(T->columns)
@@ -201,7 +251,8 @@ void temperatureSection(Page& page, const RunContext& c) {
     peak[r] = *at;
     peak_time[r] = data.time()[static_cast<std::size_t>(at - per_rack[r].begin())];
   }
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return peak[a] > peak[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return peak[a] > peak[b]; });
   const std::size_t shown = std::min<std::size_t>(5, order.size());
   page.subsection("Hottest racks");
   Table table({"rack", "hottest GPU junction", "at"});
@@ -240,7 +291,8 @@ struct CoolingPower {
 CoolingPower coolingPower(const RunContext& c) {
   CoolingPower out;
   out.total.assign(c.data.time().size(), 0.0);
-  for (const char* path : {"/cdu/pump_P", "/facility/pump_P", "/facility/fan_P", "/facility/chiller_P"}) {
+  for (const char* path :
+       {"/cdu/pump_P", "/facility/pump_P", "/facility/fan_P", "/facility/chiller_P"}) {
     const std::optional<Matrix> m = c.data.series(path);
     if (!m) continue;
     const std::vector<double> sum = rowSum(*m);
@@ -253,7 +305,8 @@ CoolingPower coolingPower(const RunContext& c) {
     const double fraction = c.site->room.crah_fan_power_fraction;
     for (std::size_t k = 0; k < crah->rows; ++k)
       out.total[k] += fraction * crah->values[k];
-    out.parts.push_back("CRAH fans (" + formatNumber(fraction * 100.0) + " % of /room/Q_flow_crah)");
+    out.parts.push_back("CRAH fans (" + formatNumber(fraction * 100.0)
+                        + " % of /room/Q_flow_crah)");
   } else if (crah) {
     out.complete = false;
   }
@@ -288,26 +341,33 @@ void powerSection(Page& page, const RunContext& c) {
   page.section("power", "Facility, IT and cooling power; PUE and WUE");
   const std::optional<Matrix> facility = data.series("/site/P_facility");
   const CoolingPower cooling = coolingPower(c);
-  const core::DisplayUnit unit =
-      unitFor(c, "W", facility ? facility->values : it->values);
+  const core::DisplayUnit unit = unitFor(c, "W", facility ? facility->values : it->values);
   nlohmann::json traces = nlohmann::json::array();
-  if (facility) traces.push_back(c.line(facility->values, unit, "facility (power tree input)", "/site/P_facility", "column"));
+  if (facility)
+    traces.push_back(c.line(facility->values, unit, "facility (power tree input)",
+                            "/site/P_facility", "column"));
   traces.push_back(c.line(it->values, unit, "IT (power shelf AC input)", "/site/P_it", "column"));
   nlohmann::json cool = c.line(cooling.total, unit, "cooling equipment", "cooling", "sum");
   traces.push_back(cool);
-  nlohmann::json layout = {{"xaxis", c.timeAxis()},
-                           {"yaxis", {{"title", {{"text", "power (" + shownUnit(unit.unit) + ")"}}}, {"rangemode", "tozero"}}}};
+  nlohmann::json layout = {
+      {"xaxis", c.timeAxis()},
+      {"yaxis",
+       {{"title", {{"text", "power (" + shownUnit(unit.unit) + ")"}}}, {"rangemode", "tozero"}}}};
   markEvents(c, layout);
   std::string parts;
   for (const std::string& p : cooling.parts)
     parts += (parts.empty() ? "" : ", ") + p;
-  page.figure(traces, layout,
-              "Means over each record interval. Cooling equipment: " + (parts.empty() ? std::string("none recorded") : parts)
-                  + (facility ? "." : "; without a power tree the facility's electrical input is the IT power."));
+  page.figure(
+      traces, layout,
+      "Means over each record interval. Cooling equipment: "
+          + (parts.empty() ? std::string("none recorded") : parts)
+          + (facility ? "."
+                      : "; without a power tree the facility's electrical input is the IT power."));
 
   const double E_it = integrateMeans(data.time(), it->values);
   const double E_cooling = integrateMeans(data.time(), cooling.total);
-  // PUE and WUE over time, as the summary defines them: (tree input + storage drawn + cooling) / IT.
+  // PUE and WUE over time, as the summary defines them: (tree input + storage drawn + cooling) /
+  // IT.
   const std::vector<double> drawn = storageDrawn(data);
   std::vector<double> pue(it->rows, std::nan(""));
   double numerator = 0.0;
@@ -326,13 +386,16 @@ void powerSection(Page& page, const RunContext& c) {
     for (std::size_t k = 0; k < it->rows; ++k)
       if (it->values[k] > 0.0) wue[k] = water->values[k] * 1e3 / (it->values[k] / 3.6e6);  // L/kWh
     const bool us = c.units == core::UnitSystem::US;
-    const core::DisplayUnit wue_unit = us ? core::DisplayUnit{"gal/kWh", 1e-3 / core::kUsGallon_m3, 0.0}
-                                          : core::DisplayUnit{"L/kWh", 1.0, 0.0};
+    const core::DisplayUnit wue_unit =
+        us ? core::DisplayUnit{"gal/kWh", 1e-3 / core::kUsGallon_m3, 0.0}
+           : core::DisplayUnit{"L/kWh", 1.0, 0.0};
     nlohmann::json trace = c.line(wue, wue_unit, "WUE", "/facility/V_flow_water_use", "wue");
     trace["yaxis"] = "y2";
     pue_traces.push_back(trace);
     pue_layout["yaxis2"] = {{"title", {{"text", "WUE (" + shownUnit(wue_unit.unit) + ")"}}},
-                            {"overlaying", "y"}, {"side", "right"}, {"showgrid", false}};
+                            {"overlaying", "y"},
+                            {"side", "right"},
+                            {"showgrid", false}};
   }
   markEvents(c, pue_layout);
   const double pue_run = E_it > 0.0 ? numerator / E_it : std::nan("");
@@ -353,10 +416,12 @@ void powerSection(Page& page, const RunContext& c) {
   if (cooling.complete) row("Cooling electrical energy", E_cooling, "cooling_energy_J");
   if (cooling.complete) row("PUE", pue_run, "pue");
   page.append(table.html());
-  page.figure(pue_traces, pue_layout,
-              "PUE of each record interval: (power tree input + storage drawn + cooling) / IT"
-                  + std::string(water ? "; WUE: make-up water per IT energy."
-                                      : "; no facility plant is modelled, so no water use is known (WUE n/a)."));
+  page.figure(
+      pue_traces, pue_layout,
+      "PUE of each record interval: (power tree input + storage drawn + cooling) / IT"
+          + std::string(
+              water ? "; WUE: make-up water per IT energy."
+                    : "; no facility plant is modelled, so no water use is known (WUE n/a)."));
 }
 
 void spectrumSection(Page& page, const RunContext& c) {
@@ -371,7 +436,8 @@ void spectrumSection(Page& page, const RunContext& c) {
   const double dt = data.time()[1] - data.time()[0];
   while (n > 2 && std::abs((data.time()[n - 1] - data.time()[n - 2]) - dt) > 1e-9 * dt)
     --n;
-  const std::vector<double> series(P->values.begin() + 1, P->values.begin() + static_cast<std::ptrdiff_t>(n));
+  const std::vector<double> series(P->values.begin() + 1,
+                                   P->values.begin() + static_cast<std::ptrdiff_t>(n));
   const power::AmplitudeSpectrum s = power::amplitudeSpectrum(series, dt);
   if (s.frequency.empty()) return;
   const core::DisplayUnit unit = unitFor(c, "W", s.amplitude);
@@ -379,12 +445,17 @@ void spectrumSection(Page& page, const RunContext& c) {
   for (std::size_t k = 0; k < amplitude.size(); ++k)
     amplitude[k] = s.amplitude[k] * unit.scale;
   const Line l = decimate(s.frequency, amplitude, 4000);
-  nlohmann::json trace = {{"type", "scatter"}, {"mode", "lines"}, {"name", "amplitude"},
-                          {"x", l.x}, {"y", l.y},
-                          {"meta", {{"source", source}, {"reduction", "spectrum"}, {"scale", unit.scale}}}};
+  nlohmann::json trace = {
+      {"type", "scatter"},
+      {"mode", "lines"},
+      {"name", "amplitude"},
+      {"x", l.x},
+      {"y", l.y},
+      {"meta", {{"source", source}, {"reduction", "spectrum"}, {"scale", unit.scale}}}};
   nlohmann::json layout = {
       {"xaxis", {{"title", {{"text", "frequency (Hz)"}}}, {"type", "log"}}},
-      {"yaxis", {{"title", {{"text", "amplitude (" + shownUnit(unit.unit) + ")"}}}, {"type", "log"}}}};
+      {"yaxis",
+       {{"title", {{"text", "amplitude (" + shownUnit(unit.unit) + ")"}}}, {"type", "log"}}}};
   const std::optional<double> f = data.summaryValue("facility_power_dominant_frequency_Hz");
   page.figure(nlohmann::json::array({trace}), layout,
               "Amplitude spectrum of " + source + " as recorded (means over " + formatNumber(dt)
@@ -406,7 +477,8 @@ void electricalSection(Page& page, const RunContext& c) {
     const std::vector<double> peak = columnMax(*utilisation, 1);
     std::vector<std::size_t> order(peak.size());
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return peak[a] > peak[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return peak[a] > peak[b]; });
     std::vector<std::string> names;
     std::vector<double> values;
     std::vector<std::string> colours;
@@ -416,16 +488,25 @@ void electricalSection(Page& page, const RunContext& c) {
       colours.push_back(peak[k] > 1.0 ? "#c0392b" : peak[k] > 0.8 ? "#e0a100" : "#2e8540");
     }
     const int height = static_cast<int>(std::clamp<std::size_t>(names.size() * 18 + 80, 240, 1400));
-    page.figure(nlohmann::json::array({{{"type", "bar"}, {"orientation", "h"}, {"name", "peak utilisation"},
-                                        {"y", names}, {"x", values}, {"marker", {{"color", colours}}},
-                                        {"meta", {{"source", "/power_tree/utilisation"}, {"reduction", "column_max"}, {"scale", 100.0}}}}}),
+    page.figure(nlohmann::json::array({{{"type", "bar"},
+                                        {"orientation", "h"},
+                                        {"name", "peak utilisation"},
+                                        {"y", names},
+                                        {"x", values},
+                                        {"marker", {{"color", colours}}},
+                                        {"meta",
+                                         {{"source", "/power_tree/utilisation"},
+                                          {"reduction", "column_max"},
+                                          {"scale", 100.0}}}}}),
                 {{"xaxis", {{"title", {{"text", "peak current / rating (%), record means"}}}}},
                  {"yaxis", {{"autorange", "reversed"}, {"automargin", true}}},
                  {"margin", {{"l", 160}, {"r", 30}, {"t", 20}, {"b", 50}}}},
-                "Each element of the power tree at its highest record (after t = 0): amber above 80 %, red above its rating.",
+                "Each element of the power tree at its highest record (after t = 0): amber above "
+                "80 %, red above its rating.",
                 height);
   } else {
-    page.paragraph("No power tree is modelled in this scenario (electrical section of the scenario).", "note");
+    page.paragraph(
+        "No power tree is modelled in this scenario (electrical section of the scenario).", "note");
   }
   if (rack_power) {
     const std::vector<std::string> ids = data.ids("rack", rack_power->columns);
@@ -435,14 +516,16 @@ void electricalSection(Page& page, const RunContext& c) {
     const std::vector<double> a_peak = feed_a ? columnMax(*feed_a, 1) : std::vector<double>();
     std::vector<std::size_t> order(peak.size());
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return peak[x] > peak[y]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t x, std::size_t y) { return peak[x] > peak[y]; });
     for (std::size_t i = 0; i < std::min<std::size_t>(order.size(), 10); ++i) {
       const std::size_t k = order[i];
       table.row()
           .cell(ids.empty() ? "rack " + std::to_string(k + 1) : ids[k])
           .markup(Page::numberCell(peak[k], peak[k] * unit.scale, unit.unit))
-          .markup(Page::numberCell(a_peak.empty() ? std::nullopt : std::optional<double>(a_peak[k]),
-                                   a_peak.empty() ? std::nullopt : std::optional<double>(a_peak[k] * 100.0), "%"));
+          .markup(Page::numberCell(
+              a_peak.empty() ? std::nullopt : std::optional<double>(a_peak[k]),
+              a_peak.empty() ? std::nullopt : std::optional<double>(a_peak[k] * 100.0), "%"));
     }
     page.subsection("Racks by peak power (the ten highest)");
     page.append(table.html());
@@ -476,21 +559,28 @@ void coolingSection(Page& page, const RunContext& c) {
     traces.push_back(a);
     traces.push_back(b);
   }
-  nlohmann::json layout = {{"xaxis", c.timeAxis()},
-                           {"yaxis", {{"title", {{"text", "secondary coolant (" + shownUnit(unit.unit) + ")"}}}}}};
+  nlohmann::json layout = {
+      {"xaxis", c.timeAxis()},
+      {"yaxis", {{"title", {{"text", "secondary coolant (" + shownUnit(unit.unit) + ")"}}}}}};
   markEvents(c, layout);
   page.figure(traces, layout,
               "Secondary supply (solid) and return (dashed) temperature of "
-                  + (shown < supply->columns ? "the first " + std::to_string(shown) + " of " : std::string())
+                  + (shown < supply->columns ? "the first " + std::to_string(shown) + " of "
+                                             : std::string())
                   + std::to_string(supply->columns) + " CDU(s).");
   if (!heat) return;
   const std::vector<double> total = rowSum(*heat);
   const core::DisplayUnit heat_unit = unitFor(c, "W", total, true);
-  nlohmann::json h = nlohmann::json::array({c.line(total, heat_unit, "all CDUs", "/cdu/Q_flow", "row_sum")});
-  nlohmann::json heat_layout = {{"xaxis", c.timeAxis()},
-                                {"yaxis", {{"title", {{"text", "heat to facility water (" + shownUnit(heat_unit.unit) + ")"}}}, {"rangemode", "tozero"}}}};
+  nlohmann::json h =
+      nlohmann::json::array({c.line(total, heat_unit, "all CDUs", "/cdu/Q_flow", "row_sum")});
+  nlohmann::json heat_layout = {
+      {"xaxis", c.timeAxis()},
+      {"yaxis",
+       {{"title", {{"text", "heat to facility water (" + shownUnit(heat_unit.unit) + ")"}}},
+        {"rangemode", "tozero"}}}};
   markEvents(c, heat_layout);
-  page.figure(h, heat_layout, "Heat the CDUs move from the secondary loops to facility water (record means).", 300);
+  page.figure(h, heat_layout,
+              "Heat the CDUs move from the secondary loops to facility water (record means).", 300);
 }
 
 }  // namespace racktwin::report

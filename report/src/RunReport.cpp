@@ -79,22 +79,27 @@ void verdictSection(Page& page, const RunContext& c) {
   }
   const double throttled = data.summaryValue("throttled_gpu_seconds").value_or(0.0);
   const double shut_down = data.summaryValue("gpus_shut_down").value_or(0.0);
-  tiles += tile(shut_down > 0 ? "bad" : throttled > 0 ? "warn" : "good",
+  tiles += tile(shut_down > 0   ? "bad"
+                : throttled > 0 ? "warn"
+                                : "good",
                 "max GPU junction temperature", shownText(item("max_gpu_temperature_K")));
   tiles += tile(throttled > 0 ? "warn" : "good", "GPU thermal throttling",
                 throttled > 0 ? shownText(item("throttled_gpu_seconds")) : "none");
-  if (shut_down > 0) tiles += tile("bad", "GPUs shut down over temperature", formatNumber(shut_down));
+  if (shut_down > 0)
+    tiles += tile("bad", "GPUs shut down over temperature", formatNumber(shut_down));
   if (const auto ride = data.summaryValue("ride_through_s"))
-    tiles += tile("warn", "ride-through, first fault to first throttle", shownText(item("ride_through_s")));
+    tiles += tile("warn", "ride-through, first fault to first throttle",
+                  shownText(item("ride_through_s")));
   tiles += tile("good", "PUE", formatNumber(data.summaryValue("pue")));
   const auto audit = data.summaryValue("energy_audit_relative_error_max");
   tiles += tile(audit && *audit <= 1e-8 ? "good" : "bad",
                 "energy audit, worst relative residual (limit 1e-8)", formatNumber(audit));
   const std::vector<std::string> warnings = lines(data.attribute("input_warnings"));
-  tiles += tile(warnings.empty() ? "good" : "warn", "input warnings",
-                std::to_string(warnings.size()));
+  tiles +=
+      tile(warnings.empty() ? "good" : "warn", "input warnings", std::to_string(warnings.size()));
   const bool complete = data.attribute("complete") == "1";
-  if (!complete) tiles += tile("bad", "the run did not finish: figures cover it until it stopped", "incomplete");
+  if (!complete)
+    tiles += tile("bad", "the run did not finish: figures cover it until it stopped", "incomplete");
   page.append(tiles + "</div>\n");
 
   page.subsection("Answers");
@@ -111,9 +116,10 @@ void verdictSection(Page& page, const RunContext& c) {
     page.append(list + "</ul>\n");
   }
   if (!limits) {
-    page.paragraph("This result holds no design limits (/limits): it was written by a build "
-                   "without the design-limit checks (docs/capacity.md).",
-                   "note");
+    page.paragraph(
+        "This result holds no design limits (/limits): it was written by a build "
+        "without the design-limit checks (docs/capacity.md).",
+        "note");
     return;
   }
   page.subsection("Headroom by group (the worst limit of each)");
@@ -123,7 +129,9 @@ void verdictSection(Page& page, const RunContext& c) {
   });
   Table headroom({"group", "kind", "worst margin", "binding limit", "at", "limits exceeded"});
   for (const HeadroomRow& g : groups) {
-    headroom.row(g.violations > 0 ? "bad" : g.worst_margin_fraction < 0.1 ? "warn" : "")
+    headroom.row(g.violations > 0                ? "bad"
+                 : g.worst_margin_fraction < 0.1 ? "warn"
+                                                 : "")
         .cell(g.group)
         .cell(g.group_kind)
         .markup(Page::numberCell(g.worst_margin_fraction, g.worst_margin_fraction * 100.0, "%"))
@@ -146,19 +154,25 @@ void verdictSection(Page& page, const RunContext& c) {
     const core::DisplayUnit margin_unit =
         temperature ? core::displayUnitForDifference(c.units) : unit;
     const bool checked = l.checked > 0.0;
-    table.row(!checked ? "" : l.worst_margin < 0.0 ? "bad" : l.worst_margin_fraction < 0.1 ? "warn" : "")
+    table
+        .row(!checked                        ? ""
+             : l.worst_margin < 0.0          ? "bad"
+             : l.worst_margin_fraction < 0.1 ? "warn"
+                                             : "")
         .cell((l.label.empty() ? l.limit : l.label) + (l.sense == "min" ? " (minimum)" : ""))
         .cell(l.component)
         .markup(Page::numberCell(l.rating, l.rating * unit.scale + unit.offset, unit.unit))
-        .markup(Page::numberCell(l.worst_value,
-                                 checked ? std::optional<double>(l.worst_value * unit.scale + unit.offset)
-                                         : std::nullopt,
-                                 unit.unit))
-        .markup(Page::numberCell(l.worst_margin,
-                                 checked ? std::optional<double>(l.worst_margin * margin_unit.scale)
-                                         : std::nullopt,
-                                 margin_unit.unit))
-        .markup(Page::numberCell(l.worst_time, checked ? std::optional<double>(l.worst_time) : std::nullopt, "s"))
+        .markup(Page::numberCell(
+            l.worst_value,
+            checked ? std::optional<double>(l.worst_value * unit.scale + unit.offset)
+                    : std::nullopt,
+            unit.unit))
+        .markup(Page::numberCell(
+            l.worst_margin,
+            checked ? std::optional<double>(l.worst_margin * margin_unit.scale) : std::nullopt,
+            margin_unit.unit))
+        .markup(Page::numberCell(l.worst_time,
+                                 checked ? std::optional<double>(l.worst_time) : std::nullopt, "s"))
         .markup(Page::numberCell(l.violated_time, l.violated_time, "s"))
         .cell(l.source);
   }
@@ -171,9 +185,10 @@ void summarySection(Page& page, const RunContext& c) {
     page.paragraph("The file holds no summary: the run did not finish.", "note");
     return;
   }
-  page.paragraph("Every item of the run's summary (summary_json in the file), in the units chosen; "
-                 "the key column names the item in the JSON, with its SI unit.",
-                 "note");
+  page.paragraph(
+      "Every item of the run's summary (summary_json in the file), in the units chosen; "
+      "the key column names the item in the JSON, with its SI unit.",
+      "note");
   summaryTable(page, c.data, c.units, false);
 }
 
@@ -239,11 +254,12 @@ void provenanceSection(Page& page, const RunContext& c) {
                        + c.site_problem,
                    "note");
   } else {
-    page.paragraph("The files the stored scenario reads, as found on this machine when the report "
-                   "was written (loaded from the text the result stores), with the source of each "
-                   "value: [P] published, [S] secondary source, [C] computed, [E] estimate "
-                   "(data/README.md).",
-                   "note");
+    page.paragraph(
+        "The files the stored scenario reads, as found on this machine when the report "
+        "was written (loaded from the text the result stores), with the source of each "
+        "value: [P] published, [S] secondary source, [C] computed, [E] estimate "
+        "(data/README.md).",
+        "note");
     for (const std::string& file : c.site->input_files) {
       page.append("<details><summary>" + escapeHtml(file) + "</summary>");
       const std::string extension = std::filesystem::path(file).extension().string();
@@ -330,7 +346,7 @@ ResultKind resultKind(const std::string& path) {
   const core::ResultFileInfo info = core::readResultInfo(path);
   const auto kind = info.attributes.find("file_kind");
   return kind != info.attributes.end() && kind->second == "racktwin sweep" ? ResultKind::Sweep
-                                                                            : ResultKind::Run;
+                                                                           : ResultKind::Run;
 }
 
 std::string report(const std::vector<std::string>& paths, const ReportOptions& options) {

@@ -29,10 +29,10 @@ constexpr std::array kLayouts = std::to_array<SummaryKeyLayout>({
      "", 1.0, 0.0, false},
     {"wue_L_per_kWh", S::FacilityPower, 6, "WUE, make-up water per IT energy", "L/kWh", 1.0, 0.0,
      false},
-    {"facility_power_max_W", S::FacilityPower, 7, "Facility electrical power, max", "kW", 1e-3,
-     0.0, false},
-    {"facility_power_min_W", S::FacilityPower, 0, "Facility electrical power, min", "kW", 1e-3,
-     0.0, false},
+    {"facility_power_max_W", S::FacilityPower, 7, "Facility electrical power, max", "kW", 1e-3, 0.0,
+     false},
+    {"facility_power_min_W", S::FacilityPower, 0, "Facility electrical power, min", "kW", 1e-3, 0.0,
+     false},
     {"it_power_max_W", S::FacilityPower, 0, "IT power, max", "kW", 1e-3, 0.0, false},
     {"it_power_min_W", S::FacilityPower, 0, "IT power, min", "kW", 1e-3, 0.0, false},
     {"it_energy_J", S::FacilityPower, 0, "IT energy (power shelf AC input)", "kWh", kWh, 0.0,
@@ -58,8 +58,8 @@ constexpr std::array kLayouts = std::to_array<SummaryKeyLayout>({
      "L/min", kLpm, 0.0, false},
     {"cold_plate_flow_spread", S::SecondaryLoop, 0, "Cold-plate flow spread (max-min)/mean", "",
      1.0, 0.0, false},
-    {"cold_plates_below_minimum_flow", S::SecondaryLoop, 0, "Cold plates below minimum flow (design)",
-     "", 1.0, 0.0, false},
+    {"cold_plates_below_minimum_flow", S::SecondaryLoop, 0,
+     "Cold plates below minimum flow (design)", "", 1.0, 0.0, false},
     {"pump_flow_fraction_of_curve", S::SecondaryLoop, 0,
      "Pump flow / its zero-head flow at speed (design, highest-head CDU)", "", 1.0, 0.0, false},
     {"system_curve_exponent", S::SecondaryLoop, 0,
@@ -84,8 +84,8 @@ constexpr std::array kLayouts = std::to_array<SummaryKeyLayout>({
     // Electrical distribution.
     {"facility_electrical_energy_J", S::Distribution, 0,
      "Facility electrical energy (input of the power tree)", "kWh", kWh, 0.0, false},
-    {"electrical_losses_J", S::Distribution, 0, "Electrical losses (PSU, busbar, distribution, UPS)",
-     "kWh", kWh, 0.0, false},
+    {"electrical_losses_J", S::Distribution, 0,
+     "Electrical losses (PSU, busbar, distribution, UPS)", "kWh", kWh, 0.0, false},
     {"psu_loss_energy_J", S::Distribution, 0, "PSU conversion losses", "kWh", kWh, 0.0, false},
     {"busbar_loss_energy_J", S::Distribution, 0, "Rack busbar losses", "kWh", kWh, 0.0, false},
     {"electrical_loss_*_J", S::Distribution, 0, "Losses: {1}", "kWh", kWh, 0.0, false},
@@ -134,8 +134,8 @@ constexpr std::array kLayouts = std::to_array<SummaryKeyLayout>({
     {"energy_audit_checks", S::Checks, 0, "Energy audit checks passed", "", 1.0, 0.0, false},
     {"energy_balance_relative_error", S::Checks, 0,
      "Energy balance error (relative, worst of thermal and electrical)", "", 1.0, 0.0, false},
-    {"thermal_energy_balance_relative_error", S::Checks, 0, "Thermal energy balance error (relative)",
-     "", 1.0, 0.0, false},
+    {"thermal_energy_balance_relative_error", S::Checks, 0,
+     "Thermal energy balance error (relative)", "", 1.0, 0.0, false},
     {"electrical_energy_balance_relative_error", S::Checks, 0,
      "Electrical energy balance, relative error", "", 1.0, 0.0, false},
     {"input_warnings", S::Checks, 0, "Input warnings (values outside their usual range)", "", 1.0,
@@ -197,20 +197,34 @@ std::string summaryLabel(const SummaryKeyLayout& layout, std::string_view key) {
 
 std::string_view sectionTitle(SummarySection section) noexcept {
   switch (section) {
-    case S::Headline: return "Answers";
-    case S::DesignLimits: return "Design limits";
-    case S::Thermal: return "Chips";
-    case S::SecondaryLoop: return "Secondary coolant loops (design conditions)";
-    case S::Heat: return "Heat";
-    case S::FacilityPlant: return "Facility plant";
-    case S::FacilityPower: return "Facility energy and power";
-    case S::Distribution: return "Electrical distribution";
-    case S::Training: return "Training";
-    case S::Inference: return "Inference";
-    case S::ScheduledJobs: return "Scheduled jobs";
-    case S::Checks: return "Checks";
-    case S::Run: return "Run";
-    case S::Other: return "Other";
+    case S::Headline:
+      return "Answers";
+    case S::DesignLimits:
+      return "Design limits";
+    case S::Thermal:
+      return "Chips";
+    case S::SecondaryLoop:
+      return "Secondary coolant loops (design conditions)";
+    case S::Heat:
+      return "Heat";
+    case S::FacilityPlant:
+      return "Facility plant";
+    case S::FacilityPower:
+      return "Facility energy and power";
+    case S::Distribution:
+      return "Electrical distribution";
+    case S::Training:
+      return "Training";
+    case S::Inference:
+      return "Inference";
+    case S::ScheduledJobs:
+      return "Scheduled jobs";
+    case S::Checks:
+      return "Checks";
+    case S::Run:
+      return "Run";
+    case S::Other:
+      return "Other";
   }
   return "Other";
 }
@@ -222,8 +236,10 @@ bool sectionOmittedWhenEmpty(SummarySection section) noexcept {
     case S::Training:
     case S::Inference:
     case S::ScheduledJobs:
-    case S::DesignLimits: return true;
-    default: return false;
+    case S::DesignLimits:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -237,8 +253,8 @@ std::vector<SummaryGroup> arrangeSummary(std::span<const std::string> keys,
   placed.reserve(keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const SummaryKeyLayout* layout = findSummaryKeyLayout(keys[i]);
-    placed.push_back({layout ? static_cast<std::size_t>(layout - kLayouts.data()) : kLayouts.size(),
-                      i});
+    placed.push_back(
+        {layout ? static_cast<std::size_t>(layout - kLayouts.data()) : kLayouts.size(), i});
   }
   std::vector<SummaryGroup> groups;
   // The headline answers, by their order.
@@ -258,9 +274,9 @@ std::vector<SummaryGroup> arrangeSummary(std::span<const std::string> keys,
     const auto section = static_cast<SummarySection>(s);
     SummaryGroup group{section, {}};
     for (std::size_t row = 0; row <= kLayouts.size(); ++row) {
-      const bool in_section =
-          row < kLayouts.size() ? kLayouts[row].section == section && kLayouts[row].headline == 0
-                                : section == S::Other;
+      const bool in_section = row < kLayouts.size()
+                                  ? kLayouts[row].section == section && kLayouts[row].headline == 0
+                                  : section == S::Other;
       if (!in_section) continue;
       for (const Placed& p : placed)
         if (p.row == row) group.items.push_back(p.index);

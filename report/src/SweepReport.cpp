@@ -16,8 +16,8 @@
 namespace racktwin::report {
 namespace {
 
-constexpr const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-                                    "#8c564b", "#e377c2", "#17becf"};
+constexpr const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+                                    "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
 /// Names under a group: "/parameters/x" -> "x" for each float or string dataset.
 std::vector<std::string> members(const ResultData& data, const std::string& group,
@@ -36,13 +36,15 @@ std::vector<std::string> members(const ResultData& data, const std::string& grou
 std::vector<double> caseColumn(const ResultData& data, const std::string& path, std::size_t cases) {
   const std::optional<Matrix> m = data.matrix(path);
   if (!m || m->rows != cases || m->columns != 1) {
-    throw core::InputError({data.path(), 0, 0}, path,
-                           "is not a float64 column of one value per case (" + std::to_string(cases) + ")");
+    throw core::InputError(
+        {data.path(), 0, 0}, path,
+        "is not a float64 column of one value per case (" + std::to_string(cases) + ")");
   }
   return m->values;
 }
 
-std::vector<std::string> caseStrings(const ResultData& data, const std::string& path, std::size_t cases) {
+std::vector<std::string> caseStrings(const ResultData& data, const std::string& path,
+                                     std::size_t cases) {
   std::vector<std::string> column = data.strings(path);
   if (column.empty() && !data.dataset(path)) return std::vector<std::string>(cases);
   if (column.size() != cases) {
@@ -79,9 +81,9 @@ std::string sweepReport(const std::string& sweep_path, const ReportOptions& opti
   const std::vector<std::string> error = caseStrings(data, "/cases/error", cases);
 
   Page page("RackTwin sweep: " + data.attribute("sweep_path"));
-  page.paragraph(data.attribute("program_version") + " · base scenario " + data.attribute("base_path")
-                     + " · design " + data.attribute("design") + " · " + std::to_string(cases)
-                     + " cases, " + data.attribute("failed") + " failed"
+  page.paragraph(data.attribute("program_version") + " · base scenario "
+                     + data.attribute("base_path") + " · design " + data.attribute("design") + " · "
+                     + std::to_string(cases) + " cases, " + data.attribute("failed") + " failed"
                      + (data.attribute("complete") == "1" ? "" : " · INCOMPLETE"),
                  "note");
 
@@ -126,8 +128,9 @@ std::string sweepReport(const std::string& sweep_path, const ReportOptions& opti
       for (const auto& column : text)
         table.cell(r < column.size() ? column[r] : "");
       for (const auto& column : numbers)
-        table.markup(Page::numberCell(r < column.size() ? std::optional<double>(column[r]) : std::nullopt,
-                                      r < column.size() ? std::optional<double>(column[r]) : std::nullopt, ""));
+        table.markup(Page::numberCell(
+            r < column.size() ? std::optional<double>(column[r]) : std::nullopt,
+            r < column.size() ? std::optional<double>(column[r]) : std::nullopt, ""));
     }
     page.append(table.html());
   }
@@ -136,7 +139,10 @@ std::string sweepReport(const std::string& sweep_path, const ReportOptions& opti
   {
     std::vector<std::string> header{"case", "status", "fault"};
     for (const std::string& p : parameters)
-      header.push_back(p + (parameter_units[p].empty() || parameter_units[p] == "1" ? "" : " (" + shownUnit(parameter_units[p]) + ")"));
+      header.push_back(p
+                       + (parameter_units[p].empty() || parameter_units[p] == "1"
+                              ? ""
+                              : " (" + shownUnit(parameter_units[p]) + ")"));
     std::vector<SummaryDisplay> heads;
     for (const std::string& key : headline) {
       const SummaryDisplay d = displaySummaryItem(key, std::nullopt, options.units);
@@ -148,11 +154,13 @@ std::string sweepReport(const std::string& sweep_path, const ReportOptions& opti
       for (const std::string& p : parameters) {
         const double v = parameter_values[p][k];
         table.markup(Page::numberCell(std::isfinite(v) ? std::optional<double>(v) : std::nullopt,
-                                      std::isfinite(v) ? std::optional<double>(v) : std::nullopt, ""));
+                                      std::isfinite(v) ? std::optional<double>(v) : std::nullopt,
+                                      ""));
       }
       for (const std::string& key : headline) {
         const double v = metric_values[key][k];
-        const std::optional<double> value = std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+        const std::optional<double> value =
+            std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
         const SummaryDisplay d = displaySummaryItem(key, value, options.units);
         table.markup(Page::numberCell(value, d.shown, "", key));
       }
@@ -178,7 +186,8 @@ std::string sweepReport(const std::string& sweep_path, const ReportOptions& opti
     return std::any_of(parameter_values[p].begin(), parameter_values[p].end(),
                        [](double v) { return std::isfinite(v); });
   };
-  if (!parameters.empty() && !headline.empty()) page.section("metrics", "Metrics against parameters");
+  if (!parameters.empty() && !headline.empty())
+    page.section("metrics", "Metrics against parameters");
   for (const std::string& p : parameters) {
     if (!numeric(p)) continue;
     for (const std::string& key : headline) {
@@ -202,20 +211,32 @@ std::string sweepReport(const std::string& sweep_path, const ReportOptions& opti
           xs.push_back(x);
           ys.push_back(y);
         }
-        traces.push_back({{"type", "scatter"}, {"mode", "lines+markers"},
+        traces.push_back({{"type", "scatter"},
+                          {"mode", "lines+markers"},
                           {"name", sanitizeUtf8(faults[f].empty() ? "no fault" : faults[f])},
-                          {"x", xs}, {"y", ys}, {"line", {{"color", kColours[f % 8]}}},
-                          {"meta", {{"source", "/metrics/" + key}, {"parameter", "/parameters/" + p},
-                                    {"reduction", "sweep"}}}});
+                          {"x", xs},
+                          {"y", ys},
+                          {"line", {{"color", kColours[f % 8]}}},
+                          {"meta",
+                           {{"source", "/metrics/" + key},
+                            {"parameter", "/parameters/" + p},
+                            {"reduction", "sweep"}}}});
       }
       if (traces.empty()) continue;
-      const std::string p_unit = parameter_units[p].empty() || parameter_units[p] == "1" ? "" : " (" + shownUnit(parameter_units[p]) + ")";
+      const std::string p_unit = parameter_units[p].empty() || parameter_units[p] == "1"
+                                     ? ""
+                                     : " (" + shownUnit(parameter_units[p]) + ")";
       // Axis titles take the label up to its first parenthesis: "PUE", not its definition.
       const std::string short_label = label.label.substr(0, label.label.find(" ("));
-      page.figure(traces,
-                  {{"xaxis", {{"title", {{"text", sanitizeUtf8(p + p_unit)}}}}},
-                   {"yaxis", {{"title", {{"text", sanitizeUtf8(short_label + (label.unit.empty() ? "" : " (" + shownUnit(label.unit) + ")"))}}}}}},
-                  label.label + " against " + p + ", one line per fault.", 320);
+      page.figure(
+          traces,
+          {{"xaxis", {{"title", {{"text", sanitizeUtf8(p + p_unit)}}}}},
+           {"yaxis",
+            {{"title",
+              {{"text", sanitizeUtf8(
+                            short_label
+                            + (label.unit.empty() ? "" : " (" + shownUnit(label.unit) + ")"))}}}}}},
+          label.label + " against " + p + ", one line per fault.", 320);
     }
   }
 
@@ -238,7 +259,9 @@ std::string sweepReport(const std::string& sweep_path, const ReportOptions& opti
       const double m = margins->at(k, worst);
       const std::string& limit = binding[k * groups.size() + worst];
       ++binds[limit];
-      table.row(m < 0.0 ? "bad" : m < 0.1 ? "warn" : "")
+      table.row(m < 0.0   ? "bad"
+                : m < 0.1 ? "warn"
+                          : "")
           .cell(ids[k])
           .cell(groups[worst])
           .markup(Page::numberCell(m, m * 100.0, "%"))
@@ -251,29 +274,37 @@ std::string sweepReport(const std::string& sweep_path, const ReportOptions& opti
       names.push_back(sanitizeUtf8(limit));
       counts.push_back(count);
     }
-    page.figure(nlohmann::json::array({{{"type", "bar"}, {"x", names}, {"y", counts}, {"name", "cases"},
-                                        {"meta", {{"source", "/headroom/binding_limit"}, {"reduction", "count"}}}}}),
-                {{"yaxis", {{"title", {{"text", "cases it binds"}}}}}, {"xaxis", {{"automargin", true}}}},
-                "How often each limit is the one with the least headroom.", 320);
+    page.figure(
+        nlohmann::json::array(
+            {{{"type", "bar"},
+              {"x", names},
+              {"y", counts},
+              {"name", "cases"},
+              {"meta", {{"source", "/headroom/binding_limit"}, {"reduction", "count"}}}}}),
+        {{"yaxis", {{"title", {{"text", "cases it binds"}}}}}, {"xaxis", {{"automargin", true}}}},
+        "How often each limit is the one with the least headroom.", 320);
   }
 
   if (groups.empty()) {
-    page.paragraph("This sweep holds no headroom (/headroom): its cases were run by a build without "
-                   "the design-limit checks (docs/capacity.md), so no binding limit can be named.",
-                   "note");
+    page.paragraph(
+        "This sweep holds no headroom (/headroom): its cases were run by a build without "
+        "the design-limit checks (docs/capacity.md), so no binding limit can be named.",
+        "note");
   }
   page.section("inputs", "Sweep and base scenario");
   const std::vector<std::string> sweep_text = data.strings("/sweep/text");
   const std::vector<std::string> base_text = data.strings("/base/text");
   page.subsection("Sweep file");
-  page.append("<pre>" + escapeHtml(sweep_text.empty() ? "(not stored)" : sweep_text.front()) + "</pre>\n");
+  page.append("<pre>" + escapeHtml(sweep_text.empty() ? "(not stored)" : sweep_text.front())
+              + "</pre>\n");
   page.subsection("Case patches");
   Table patches({"case", "changes to the base scenario"});
   for (std::size_t k = 0; k < cases; ++k)
     patches.row().cell(ids[k]).markup("<td><pre>" + escapeHtml(patch[k]) + "</pre></td>");
   page.append(patches.html());
   page.subsection("Base scenario");
-  page.append("<pre>" + escapeHtml(base_text.empty() ? "(not stored)" : base_text.front()) + "</pre>\n");
+  page.append("<pre>" + escapeHtml(base_text.empty() ? "(not stored)" : base_text.front())
+              + "</pre>\n");
   return page.render();
 }
 

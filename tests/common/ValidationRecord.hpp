@@ -56,9 +56,8 @@ inline void recordValidation(const ValidationRecord& r) {
   std::snprintf(numbers, sizeof numbers, "\"tolerance\": %.17g, \"error\": %.17g", r.tolerance,
                 r.error);
   const std::string line =
-      "{\"component\": " + detail::jsonString(r.component)
-      + ", \"case\": " + detail::jsonString(r.case_name)
-      + ", \"reference\": " + detail::jsonString(r.reference)
+      "{\"component\": " + detail::jsonString(r.component) + ", \"case\": "
+      + detail::jsonString(r.case_name) + ", \"reference\": " + detail::jsonString(r.reference)
       + ", \"page\": " + detail::jsonString(r.page) + ", \"test\": " + detail::jsonString(r.test)
       + ", \"unit\": " + detail::jsonString(r.unit)
       + ", \"relative\": " + (r.relative ? "true" : "false") + ", " + numbers + "}\n";

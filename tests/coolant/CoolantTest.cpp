@@ -42,7 +42,8 @@ struct Worst {
   racktwin::test::WorstError rho, cp, mu, k;
 };
 
-void checkRow(const Coolant& coolant, const Row& row, const Tolerance& tol, Worst* worst = nullptr) {
+void checkRow(const Coolant& coolant, const Row& row, const Tolerance& tol,
+              Worst* worst = nullptr) {
   INFO(coolant.name() << " at " << row.T_degC << " degC");
   const CoolantProperties p = coolant.at(fromCelsius(row.T_degC));
   CHECK(p.rho == Approx(row.rho).epsilon(tol.rho));

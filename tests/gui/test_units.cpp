@@ -23,7 +23,8 @@ namespace {
 void checkReadable(const QStringList& labels) {
   INFO(labels.join(" | ").toStdString());
   CHECK(labels.size() >= 3);
-  CHECK(std::set<QString>(labels.begin(), labels.end()).size() == static_cast<std::size_t>(labels.size()));
+  CHECK(std::set<QString>(labels.begin(), labels.end()).size()
+        == static_cast<std::size_t>(labels.size()));
   for (const QString& label : labels)
     CHECK_FALSE(label.contains('e'));
 }

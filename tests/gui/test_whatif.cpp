@@ -213,8 +213,8 @@ TEST_CASE("The what-if targets follow the picked component: a rack's pump trip g
   // row 4's pumps while row 1's run on.
   REQUIRE(window.selectEntity("row4/rack03"));
   const auto button = [&](racktwin::core::EventKind kind) {
-    auto* found = window.whatIf()->findChild<QPushButton*>(
-        QString("fault_%1").arg(static_cast<int>(kind)));
+    auto* found =
+        window.whatIf()->findChild<QPushButton*>(QString("fault_%1").arg(static_cast<int>(kind)));
     REQUIRE(found != nullptr);
     return found;
   };

@@ -171,7 +171,8 @@ TEST_CASE("Net1 simulated over its first hour reaches EPANET's tank level and st
     CHECK(solution.flow[i] == Approx(epanet[i]).margin(1e-3));
     flow.add(solution.flow[i], epanet[i]);
   }
-  const char* name = "Net1 simulated over its first hour reaches EPANET's tank level and stored results";
+  const char* name =
+      "Net1 simulated over its first hour reaches EPANET's tank level and stored results";
   test::recordValidation({"Extended-period hydraulics (explicit tank update)",
                           "EPANET Net1 simulated from 0 to 1 h: head of tank 2",
                           "EPANET 2.2 stored results", "epanet-net1.md", name, "ft", false, 1e-3,

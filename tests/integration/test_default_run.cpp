@@ -49,7 +49,9 @@ TEST_CASE("The summary leads with the answers and leaves out what the run did no
   REQUIRE(first_section != std::string::npos);
   const auto line_of = [&](const std::string& text) {
     const std::size_t at = out.find(text);
-    return at == std::string::npos ? -1 : static_cast<int>(std::count(out.begin(), out.begin() + at, '\n'));
+    return at == std::string::npos
+               ? -1
+               : static_cast<int>(std::count(out.begin(), out.begin() + at, '\n'));
   };
   const int answers = line_of("\n  Answers\n") + 1;
   const int next_section = line_of("\n  Chips\n") + 1;

@@ -79,7 +79,8 @@ TEST_CASE("Text from a hostile result reaches the report escaped", "[report]") {
   CHECK(page.find("&lt;img src=x onerror=alert(2)&gt;") != std::string::npos);
   // The only script elements are the page's own three and the library's.
   std::size_t scripts = 0;
-  for (std::size_t at = page.find("<script"); at != std::string::npos; at = page.find("<script", at + 1))
+  for (std::size_t at = page.find("<script"); at != std::string::npos;
+       at = page.find("<script", at + 1))
     ++scripts;
   CHECK(scripts == 4);  // error collector, library (emptied here), data, page script
   // Invalid UTF-8 in the site name is replaced, not passed on.

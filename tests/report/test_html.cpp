@@ -16,11 +16,13 @@ TEST_CASE("Markup characters are escaped", "[report]") {
 
 TEST_CASE("Invalid UTF-8 becomes U+FFFD and control characters go", "[report]") {
   const std::string replacement = "\xEF\xBF\xBD";
-  CHECK(sanitizeUtf8("a\xFF" "b") == "a" + replacement + "b");
-  CHECK(sanitizeUtf8("\xC0\xAF") == replacement + replacement);             // overlong '/'
+  CHECK(sanitizeUtf8("a\xFF"
+                     "b")
+        == "a" + replacement + "b");
+  CHECK(sanitizeUtf8("\xC0\xAF") == replacement + replacement);                    // overlong '/'
   CHECK(sanitizeUtf8("\xED\xA0\x80") == replacement + replacement + replacement);  // surrogate
-  CHECK(sanitizeUtf8("\xE2\x82") == replacement + replacement);            // cut short
-  CHECK(sanitizeUtf8("\xF0\x9F\x94\xA5") == "\xF0\x9F\x94\xA5");           // 4 bytes, valid
+  CHECK(sanitizeUtf8("\xE2\x82") == replacement + replacement);                    // cut short
+  CHECK(sanitizeUtf8("\xF0\x9F\x94\xA5") == "\xF0\x9F\x94\xA5");                   // 4 bytes, valid
   CHECK(sanitizeUtf8(std::string("a\0b\x1B[31m\tc\r\nd", 13)) == "ab[31m\tc\nd");
 }
 

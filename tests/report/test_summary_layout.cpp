@@ -98,8 +98,9 @@ TEST_CASE("The answers come first, in their order, and are not repeated in their
   std::vector<std::string> headline;
   for (std::size_t i : a.groups.front().items)
     headline.push_back(a.keys[i]);
-  CHECK(headline == std::vector<std::string>{"max_gpu_temperature_K", "ride_through_s", "pue",
-                                             "wue_L_per_kWh", "facility_power_max_W"});
+  CHECK(headline
+        == std::vector<std::string>{"max_gpu_temperature_K", "ride_through_s", "pue",
+                                    "wue_L_per_kWh", "facility_power_max_W"});
   // Each item once at most; what is left out sits in an empty section that may be left out.
   std::map<std::size_t, int> count;
   for (const report::SummaryGroup& g : a.groups)
@@ -117,9 +118,10 @@ TEST_CASE("The answers come first, in their order, and are not repeated in their
   }
 }
 
-TEST_CASE("A training run's summary leaves out the inference and job-queue lines; an inference "
-          "run's keeps them",
-          "[report]") {
+TEST_CASE(
+    "A training run's summary leaves out the inference and job-queue lines; an inference "
+    "run's keeps them",
+    "[report]") {
   const Arranged training = arrange(shortRunSummary("scenarios/nvl72-rack.yaml", 120.0));
   CHECK(training.find(SummarySection::Training) != nullptr);
   CHECK(training.find(SummarySection::Inference) == nullptr);

@@ -227,6 +227,7 @@ TEST_CASE("A CDU loop's steady state matches the hand calculation of its exchang
        "Two racks at 900 W per GPU after 90 min: heat moved to facility water",
        "Hand calculation: counter-flow effectiveness-NTU with UA rated from heat and approach, "
        "scaled with flow^0.8 on each side (Modelica Buildings' CDU records)",
-       "cdu-steady-state.md", "A CDU loop's steady state matches the hand calculation of its exchanger",
-       "1", true, 1e-6, worst.value()});
+       "cdu-steady-state.md",
+       "A CDU loop's steady state matches the hand calculation of its exchanger", "1", true, 1e-6,
+       worst.value()});
 }

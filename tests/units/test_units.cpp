@@ -235,8 +235,9 @@ TEST_CASE("display units: one rule for reports, charts and the scene legend", "[
   CHECK(shown(tons, 3516.8528420667) == Approx(1.0).epsilon(1e-9));
   CHECK(displayUnitFor("W", UnitSystem::US, 1e5, false).unit == "kW");  // electrical power
   CHECK(displayUnitFor("J", UnitSystem::SI, 3.6e9).unit == "MWh");
-  CHECK(shown(displayUnitFor("m3/s", UnitSystem::SI), 1e-3 / 60.0) == Approx(1.0));     // L/min
-  CHECK(shown(displayUnitFor("m3/s", UnitSystem::US), 3.785411784e-3 / 60.0) == Approx(1.0));  // gpm
+  CHECK(shown(displayUnitFor("m3/s", UnitSystem::SI), 1e-3 / 60.0) == Approx(1.0));  // L/min
+  CHECK(shown(displayUnitFor("m3/s", UnitSystem::US), 3.785411784e-3 / 60.0)
+        == Approx(1.0));                                                                 // gpm
   CHECK(shown(displayUnitFor("Pa", UnitSystem::US), 6894.757293168361) == Approx(1.0));  // psi
   CHECK(displayUnitFor("Hz", UnitSystem::SI).unit == "Hz");
 }

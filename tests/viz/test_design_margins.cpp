@@ -27,11 +27,11 @@ TEST_CASE("A rack or CDU shows the tightest of its own limits and of those insid
     if (geometry.entityId(geometry.rackCount() + c) == "row4/cdu1") cdu = geometry.rackCount() + c;
   REQUIRE(cdu < geometry.entityCount());
   const std::vector<viz::DesignLimitUse> limits{
-      {"row4/cdu1", 0.25, true},            // rated heat: 75 % used
-      {"row2/rack03", 0.5, true},           // inlet temperature: 50 % used
-      {"row2/rack03/feed_a", -0.1, true},   // its feed over its rating: 110 %
-      {"row2/rack04", 0.0, false},          // not checked: no colour from it
-      {"busway-a", 0.3, true},              // not a rack or CDU: no box to colour
+      {"row4/cdu1", 0.25, true},           // rated heat: 75 % used
+      {"row2/rack03", 0.5, true},          // inlet temperature: 50 % used
+      {"row2/rack03/feed_a", -0.1, true},  // its feed over its rating: 110 %
+      {"row2/rack04", 0.0, false},         // not checked: no colour from it
+      {"busway-a", 0.3, true},             // not a rack or CDU: no box to colour
   };
   const std::vector<double> used = viz::designMarginUsed(geometry, limits);
   REQUIRE(used.size() == geometry.entityCount());
@@ -43,8 +43,7 @@ TEST_CASE("A rack or CDU shows the tightest of its own limits and of those insid
     CHECK(std::isnan(used[e]));  // pipes
 }
 
-TEST_CASE("A replayed result with /limits colours its racks and CDUs by the margin used",
-          "[viz]") {
+TEST_CASE("A replayed result with /limits colours its racks and CDUs by the margin used", "[viz]") {
   namespace fs = std::filesystem;
   const fs::path copy = fs::path(RACKTWIN_BINARY_DIR) / "test-scratch" / "viz-data"
                         / ("cluster-limits-" + std::to_string(::getpid()) + ".h5");
@@ -67,7 +66,8 @@ TEST_CASE("A replayed result with /limits colours its racks and CDUs by the marg
     std::fputs(script.c_str(), out);
     std::fclose(out);
   }
-  const test::ProgramResult added = test::runProgram("/usr/bin/python3 '" + script_file.string() + "'");
+  const test::ProgramResult added =
+      test::runProgram("/usr/bin/python3 '" + script_file.string() + "'");
   INFO(added.err);
   REQUIRE(added.exit_code == 0);
   const viz::ResultFrames frames(copy.string());

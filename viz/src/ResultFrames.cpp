@@ -226,8 +226,7 @@ ResultFrames::ResultFrames(const std::string& path) : impl_(std::make_unique<Imp
 
   FrameReducer reducer(m.geometry, owners);
   // The headroom overlay: one value per rack and CDU for the whole run (the worst margin).
-  const std::vector<double> margin_used =
-      designMarginUsed(m.geometry, readDesignLimitUse(path));
+  const std::vector<double> margin_used = designMarginUsed(m.geometry, readDesignLimitUse(path));
   Frame frame(m.geometry);
   m.stride = frame.values.size();
   m.table.resize(samples * m.stride);

@@ -11,8 +11,8 @@
 #include <cstdio>
 
 #include "ScenePolyData.hpp"
-#include "racktwin/core/DisplayUnits.hpp"
 #include "SceneVtkImpl.hpp"
+#include "racktwin/core/DisplayUnits.hpp"
 
 namespace racktwin::viz {
 namespace {

@@ -17,20 +17,20 @@
 namespace racktwin::report {
 
 enum class SummarySection {
-  Headline,        // the answers: design limits, max GPU temperature, ride-through, PUE, WUE, peak
-  DesignLimits,    // design limits and headroom (docs/capacity.md)
-  Thermal,         // chips: throttling, shut-downs
-  SecondaryLoop,   // the secondary coolant loops at design conditions
-  Heat,            // heat in and where it went
-  FacilityPlant,   // facility pumps, heat rejection, chiller, water
-  FacilityPower,   // IT and facility energy and power, PUE
-  Distribution,    // PSUs, the power tree, UPS, generators, smoothing
-  Training,        // training jobs
-  Inference,       // inference servers
-  ScheduledJobs,   // the job queue and each scheduled job
-  Checks,          // energy audit and balances, input warnings, solver trouble
-  Run,             // what was simulated
-  Other,           // a key the table does not know (shown last, never dropped)
+  Headline,       // the answers: design limits, max GPU temperature, ride-through, PUE, WUE, peak
+  DesignLimits,   // design limits and headroom (docs/capacity.md)
+  Thermal,        // chips: throttling, shut-downs
+  SecondaryLoop,  // the secondary coolant loops at design conditions
+  Heat,           // heat in and where it went
+  FacilityPlant,  // facility pumps, heat rejection, chiller, water
+  FacilityPower,  // IT and facility energy and power, PUE
+  Distribution,   // PSUs, the power tree, UPS, generators, smoothing
+  Training,       // training jobs
+  Inference,      // inference servers
+  ScheduledJobs,  // the job queue and each scheduled job
+  Checks,         // energy audit and balances, input warnings, solver trouble
+  Run,            // what was simulated
+  Other,          // a key the table does not know (shown last, never dropped)
 };
 
 struct SummaryKeyLayout {
