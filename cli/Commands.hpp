@@ -54,6 +54,11 @@ struct Subcommand {
   std::function<int()> run;
 };
 
+/// Runs a command's body and turns the errors it reports into exit codes, printed as
+/// "racktwin: <message>" on stderr: core::InputError -> kBadInput, any other core::Error ->
+/// kRunFailed (CommandErrors.cpp).
+int exitCodeOf(const std::function<int()>& body);
+
 /// `racktwin cfd channel` and `racktwin cfd coldplate` (CfdCommand.cpp).
 std::vector<Subcommand> addCfdCommands(CLI::App& app);
 /// `racktwin export-csv` (CsvCommand.cpp).

@@ -9,7 +9,6 @@
 
 #include "Commands.hpp"
 #include "OutputFiles.hpp"
-#include "racktwin/core/Error.hpp"
 #include "racktwin/report/Pdf.hpp"
 #include "racktwin/report/Report.hpp"
 
@@ -32,7 +31,7 @@ std::string defaultOutput(const std::vector<std::string>& results) {
 }
 
 int writeReport(ReportArguments arguments) {
-  try {
+  return exitCodeOf([&arguments] {
     if (arguments.output.empty()) arguments.output = defaultOutput(arguments.results);
     // Never over a device, folder or link, nor over a result the report reads.
     checkOutputTarget(arguments.output, "-o", arguments.results);
@@ -41,17 +40,10 @@ int writeReport(ReportArguments arguments) {
     if (!arguments.pdf.empty()) checkOutputTarget(arguments.pdf, "--pdf", inputs);
     report::ReportOptions options;
     options.units = arguments.us_units ? core::UnitSystem::US : core::UnitSystem::SI;
-    const std::string page = report::report(arguments.results, options);
-    writeFileAtomically(arguments.output, page);
+    writeFileAtomically(arguments.output, report::report(arguments.results, options));
     if (!arguments.pdf.empty()) report::printToPdf(arguments.output, arguments.pdf);
-  } catch (const core::InputError& error) {
-    std::fprintf(stderr, "racktwin: %s\n", error.what());
-    return kBadInput;
-  } catch (const core::Error& error) {
-    std::fprintf(stderr, "racktwin: %s\n", error.what());
-    return kRunFailed;
-  }
-  return kSuccess;
+    return static_cast<int>(kSuccess);
+  });
 }
 
 }  // namespace

@@ -119,6 +119,19 @@ void markEvents(const RunContext& c, nlohmann::json& layout) {
   layout["annotations"] = notes;
 }
 
+/// The layout of a figure over time: the time axis, a value axis titled "title (unit)", and the
+/// scenario's events marked.
+nlohmann::json timeLayout(const RunContext& c, const std::string& title, std::string_view unit,
+                          bool from_zero = false) {
+  nlohmann::json layout = {
+      {"xaxis", c.timeAxis()},
+      {"yaxis",
+       {{"title", {{"text", title + (unit.empty() ? "" : " (" + shownUnit(unit) + ")")}}}}}};
+  if (from_zero) layout["yaxis"]["rangemode"] = "tozero";
+  markEvents(c, layout);
+  return layout;
+}
+
 }  // namespace
 
 void faultSection(Page& page, const RunContext& c) {
@@ -154,10 +167,7 @@ void faultSection(Page& page, const RunContext& c) {
   nlohmann::json traces = nlohmann::json::array();
   traces.push_back(
       c.line(hottest, unitFor(c, "K", hottest), "hottest GPU junction", used, "row_max"));
-  nlohmann::json layout = {
-      {"xaxis", c.timeAxis()},
-      {"yaxis",
-       {{"title", {{"text", "junction (" + shownUnit(unitFor(c, "K", hottest).unit) + ")"}}}}}};
+  nlohmann::json layout = timeLayout(c, "junction", unitFor(c, "K", hottest).unit);
   if (throttled) {
     const std::vector<double> count = rowSum(*throttled);
     nlohmann::json trace =
@@ -181,7 +191,6 @@ void faultSection(Page& page, const RunContext& c) {
       traces.push_back(trace);
     }
   }
-  markEvents(c, layout);
   page.figure(traces, layout,
               "The hottest GPU junction at each record (" + used
                   + ") and the GPUs in thermal slowdown; dotted lines mark the scenario's events.");
@@ -219,10 +228,7 @@ void temperatureSection(Page& page, const RunContext& c) {
                      {"width", band.q == 0.5 || band.q == 1.0 ? 2 : 1}};
     traces.push_back(trace);
   }
-  nlohmann::json layout = {
-      {"xaxis", c.timeAxis()},
-      {"yaxis", {{"title", {{"text", "junction (" + shownUnit(unit.unit) + ")"}}}}}};
-  markEvents(c, layout);
+  const nlohmann::json layout = timeLayout(c, "junction", unit.unit);
   page.figure(traces, layout,
               "Distribution of the " + std::to_string(T->columns)
                   + " GPU junction temperatures over time (" + used
@@ -270,9 +276,7 @@ void temperatureSection(Page& page, const RunContext& c) {
   }
   page.append(table.html());
   if (racks.size() > 1) {
-    page.figure(lines,
-                {{"xaxis", c.timeAxis()},
-                 {"yaxis", {{"title", {{"text", "junction (" + shownUnit(unit.unit) + ")"}}}}}},
+    page.figure(lines, timeLayout(c, "junction", unit.unit),
                 "The hottest GPU of each of the " + std::to_string(shown) + " hottest racks (of "
                     + std::to_string(racks.size()) + ").");
   }
@@ -349,11 +353,7 @@ void powerSection(Page& page, const RunContext& c) {
   traces.push_back(c.line(it->values, unit, "IT (power shelf AC input)", "/site/P_it", "column"));
   nlohmann::json cool = c.line(cooling.total, unit, "cooling equipment", "cooling", "sum");
   traces.push_back(cool);
-  nlohmann::json layout = {
-      {"xaxis", c.timeAxis()},
-      {"yaxis",
-       {{"title", {{"text", "power (" + shownUnit(unit.unit) + ")"}}}, {"rangemode", "tozero"}}}};
-  markEvents(c, layout);
+  const nlohmann::json layout = timeLayout(c, "power", unit.unit, true);
   std::string parts;
   for (const std::string& p : cooling.parts)
     parts += (parts.empty() ? "" : ", ") + p;
@@ -379,7 +379,7 @@ void powerSection(Page& page, const RunContext& c) {
   pue[0] = pue.size() > 1 ? pue[1] : pue[0];  // the initial state has no interval
   nlohmann::json pue_trace = c.line(pue, {"", 1.0, 0.0}, "PUE", "pue", "pue");
   nlohmann::json pue_traces = nlohmann::json::array({pue_trace});
-  nlohmann::json pue_layout = {{"xaxis", c.timeAxis()}, {"yaxis", {{"title", {{"text", "PUE"}}}}}};
+  nlohmann::json pue_layout = timeLayout(c, "PUE", "");
   const std::optional<Matrix> water = data.series("/facility/V_flow_water_use");
   if (water) {
     std::vector<double> wue(it->rows, std::nan(""));
@@ -397,7 +397,6 @@ void powerSection(Page& page, const RunContext& c) {
                             {"side", "right"},
                             {"showgrid", false}};
   }
-  markEvents(c, pue_layout);
   const double pue_run = E_it > 0.0 ? numerator / E_it : std::nan("");
 
   // The records integrated against the summary (the models' own books): they agree when the
@@ -559,10 +558,7 @@ void coolingSection(Page& page, const RunContext& c) {
     traces.push_back(a);
     traces.push_back(b);
   }
-  nlohmann::json layout = {
-      {"xaxis", c.timeAxis()},
-      {"yaxis", {{"title", {{"text", "secondary coolant (" + shownUnit(unit.unit) + ")"}}}}}};
-  markEvents(c, layout);
+  const nlohmann::json layout = timeLayout(c, "secondary coolant", unit.unit);
   page.figure(traces, layout,
               "Secondary supply (solid) and return (dashed) temperature of "
                   + (shown < supply->columns ? "the first " + std::to_string(shown) + " of "
@@ -573,12 +569,7 @@ void coolingSection(Page& page, const RunContext& c) {
   const core::DisplayUnit heat_unit = unitFor(c, "W", total, true);
   nlohmann::json h =
       nlohmann::json::array({c.line(total, heat_unit, "all CDUs", "/cdu/Q_flow", "row_sum")});
-  nlohmann::json heat_layout = {
-      {"xaxis", c.timeAxis()},
-      {"yaxis",
-       {{"title", {{"text", "heat to facility water (" + shownUnit(heat_unit.unit) + ")"}}},
-        {"rangemode", "tozero"}}}};
-  markEvents(c, heat_layout);
+  const nlohmann::json heat_layout = timeLayout(c, "heat to facility water", heat_unit.unit, true);
   page.figure(h, heat_layout,
               "Heat the CDUs move from the secondary loops to facility water (record means).", 300);
 }
