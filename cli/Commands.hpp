@@ -65,6 +65,8 @@ std::vector<Subcommand> addCfdCommands(CLI::App& app);
 std::vector<Subcommand> addCsvCommand(CLI::App& app);
 /// `racktwin report` (ReportCommand.cpp).
 std::vector<Subcommand> addReportCommand(CLI::App& app);
+/// `racktwin sweep`, `racktwin envelope` and `racktwin compare` (SweepCommands.cpp).
+std::vector<Subcommand> addSweepCommands(CLI::App& app);
 /// `racktwin export-vtk` and `racktwin render` (VtkCommands.cpp; needs the VTK scene library).
 std::vector<Subcommand> addVtkCommands(CLI::App& app);
 

@@ -68,6 +68,8 @@ int main(int argc, char** argv) {
     more.push_back(std::move(command));
   for (Subcommand& command : addReportCommand(app))
     more.push_back(std::move(command));
+  for (Subcommand& command : addSweepCommands(app))
+    more.push_back(std::move(command));
 #ifdef RACKTWIN_WITH_VIZ
   for (Subcommand& command : addVtkCommands(app))
     more.push_back(std::move(command));

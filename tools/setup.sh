@@ -22,6 +22,10 @@ packages=(
   python3-plotly chromium
   # CFD characterisation runs OpenFOAM's programs as child processes.
   openfoam
+  # racktwin sweep over MPI ranks (mpirun, srun): Open MPI distributes the cases; a scheduler of
+  # our own over sockets would have to re-create launching, placement and Slurm integration.
+  # HDF5 stays the serial library (.ci/run checks).
+  openmpi-bin libopenmpi-dev
 )
 
 missing=()
