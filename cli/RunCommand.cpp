@@ -166,15 +166,17 @@ void printSummary(const core::Summary& summary, const scenarios::Twin& twin,
   std::size_t width = 44;
   for (const core::SummaryItem& item : summary.items())
     width = std::max(width, std::min<std::size_t>(item.label.size() + 4, 72));
+  bool first = true;
   for (const report::SummaryGroup& group : report::arrangeSummary(keys, values)) {
-    std::printf("  %s\n", std::string(report::sectionTitle(group.section)).c_str());
+    std::printf("%s  %s\n", first ? "" : "\n",
+                std::string(report::sectionTitle(group.section)).c_str());
     for (const std::size_t i : group.items)
       printSummaryItem(summary.items()[i], width, us_units);
-    std::printf("\n");
+    first = false;
   }
   printLimits(twin.limits());
   // Values outside their engineering range (docs/scenario-format.md, "Plausible ranges").
-  if (!site.input_warnings.empty()) std::printf("  input warnings:\n");
+  if (!site.input_warnings.empty()) std::printf("\n  input warnings:\n");
   for (const std::string& warning : site.input_warnings)
     std::printf("    %s\n", warning.c_str());
 }

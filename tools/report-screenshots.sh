@@ -12,7 +12,7 @@ check --scenario scenarios/nvl72-rack.yaml --out "$out/default" --height 2000 \
       --screenshot docs/images/report-default.png
 check --scenario scenarios/faults/cdu-pump-trip.yaml --out "$out/fault" --height 2000 \
       --screenshot docs/images/report-fault.png
-check --sweep-of scenarios/nvl72-rack.yaml --out "$out/sweep" --height 1700 \
+check --sweep-of scenarios/sweeps/row-on-one-cdu.yaml --out "$out/sweep" --height 1700 \
       --screenshot docs/images/report-sweep.png
 check --scenario scenarios/faults/cdu-pump-trip-standby.yaml \
       --scenario scenarios/faults/cdu-pump-trip.yaml --out "$out/comparison" --height 2000 \

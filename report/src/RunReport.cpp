@@ -30,6 +30,17 @@ std::string shownText(const SummaryDisplay& d) {
   return formatNumber(d.shown) + (d.shown && !d.unit.empty() ? " " + shownUnit(d.unit) : "");
 }
 
+/// How a limit's rating, value and margin read: fractions in %, flow per heat in L/min per kW,
+/// the rest by core::displayUnitFor.
+core::DisplayUnit limitUnit(const std::string& si_unit, core::UnitSystem units, double magnitude) {
+  if (si_unit == "1") return {"%", 100.0, 0.0};
+  if (si_unit == "m3/s/W") {
+    return units == core::UnitSystem::US ? core::DisplayUnit{"gpm/kW", 60.0e3 / 3.785411784, 0.0}
+                                         : core::DisplayUnit{"L/min/kW", 60.0e6, 0.0};
+  }
+  return core::displayUnitFor(si_unit, units, magnitude);
+}
+
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
@@ -150,7 +161,7 @@ void verdictSection(Page& page, const RunContext& c) {
   for (const LimitRow& l : rows) {
     const bool temperature = l.unit == "K";
     // A rating of temperature is absolute; its margin is a difference.
-    const core::DisplayUnit unit = core::displayUnitFor(l.unit, c.units, std::abs(l.rating));
+    const core::DisplayUnit unit = limitUnit(l.unit, c.units, std::abs(l.rating));
     const core::DisplayUnit margin_unit =
         temperature ? core::displayUnitForDifference(c.units) : unit;
     const bool checked = l.checked > 0.0;

@@ -6,16 +6,17 @@ namespace racktwin::report {
 namespace {
 
 using S = SummarySection;
-constexpr double kWh = 1.0 / 3.6e6;  // J -> kWh
-constexpr double kLpm = 60.0e3;      // m3/s -> L/min
-constexpr double kZeroC = -273.15;   // K -> degC
+constexpr double kWh = 1.0 / 3.6e6;     // J -> kWh
+constexpr double kLpm = 60.0e3;         // m3/s -> L/min
+constexpr double kZeroC = -273.15;      // K -> degC
+constexpr double kHour = 1.0 / 3600.0;  // s -> h
 
 // Keys in the order people read them within each section. Labels and display units are the
 // models' own (a test holds them equal); the headline numbers give the answers' order.
 constexpr std::array kLayouts = std::to_array<SummaryKeyLayout>({
     // Design limits (issue 18, docs/capacity.md): the first answer.
     {"design_limits_violated", S::DesignLimits, 1, "Design limits exceeded", "", 1.0, 0.0, false},
-    {"design_margin_min", S::DesignLimits, 2, "Smallest design margin", "", 1.0, 0.0, false},
+    {"design_margin_min", S::DesignLimits, 2, "Smallest design margin", "%", 100.0, 0.0, false},
     {"design_limits_checked", S::DesignLimits, 0, "Design limits checked", "", 1.0, 0.0, false},
     // Chips.
     {"max_gpu_temperature_K", S::Thermal, 3, "Max GPU junction temperature", "degC", 1.0, kZeroC,
@@ -24,6 +25,10 @@ constexpr std::array kLayouts = std::to_array<SummaryKeyLayout>({
      false},
     {"throttled_gpu_seconds", S::Thermal, 0, "Throttled GPU time", "GPU s", 1.0, 0.0, false},
     {"gpus_shut_down", S::Thermal, 0, "GPUs shut down over temperature", "", 1.0, 0.0, false},
+    {"rack_inlet_temperature_max_K", S::Thermal, 0, "Rack inlet air, highest", "degC", 1.0, kZeroC,
+     false},
+    {"rack_inlet_out_of_class_rack_s", S::Thermal, 0,
+     "Air-cooled rack time with inlet outside its ASHRAE class", "rack h", kHour, 0.0, false},
     // Facility energy and power.
     {"pue", S::FacilityPower, 5, "PUE (power tree input + storage drawn + modelled cooling) / IT",
      "", 1.0, 0.0, false},
@@ -41,6 +46,16 @@ constexpr std::array kLayouts = std::to_array<SummaryKeyLayout>({
      "Facility energy (power tree + storage drawn + cooling)", "kWh", kWh, 0.0, false},
     {"cooling_energy_J", S::FacilityPower, 0, "Cooling electrical energy (pumps, fans)", "kWh", kWh,
      0.0, false},
+    {"pue_without_air_side_plant", S::FacilityPower, 0,
+     "PUE without the air side's plant (CRAH heat free)", "", 1.0, 0.0, false},
+    {"server_fan_energy_J", S::FacilityPower, 0,
+     "Server fan energy of air-cooled racks (part of IT)", "kWh", kWh, 0.0, false},
+    {"peak_day_number", S::FacilityPower, 0, "Peak day (highest facility energy), day of the", "",
+     1.0, 0.0, false},
+    {"peak_day_facility_energy_J", S::FacilityPower, 0, "Peak day facility energy", "kWh", kWh, 0.0,
+     false},
+    {"peak_day_facility_power_mean_W", S::FacilityPower, 0, "Peak day mean facility power", "kW",
+     1e-3, 0.0, false},
     {"facility_power_dominant_frequency_Hz", S::FacilityPower, 0,
      "Dominant oscillation of facility power (FFT)", "Hz", 1.0, 0.0, false},
     {"facility_power_dominant_amplitude_W", S::FacilityPower, 0, "Amplitude of that oscillation",
@@ -75,12 +90,35 @@ constexpr std::array kLayouts = std::to_array<SummaryKeyLayout>({
     {"heat_rejected_outdoors_J", S::Heat, 0, "Heat rejected outdoors (plant, chiller condenser)",
      "kWh", kWh, 0.0, true},
     {"heat_rejected_to_air_J", S::Heat, 0, "Heat removed by CRAH units", "kWh", kWh, 0.0, true},
+    {"rack_exchanger_heat_J", S::Heat, 0,
+     "Heat moved from rack exhaust air into water (rear doors)", "kWh", kWh, 0.0, true},
+    {"rack_exchanger_fan_energy_J", S::Heat, 0, "Rear-door fan energy", "kWh", kWh, 0.0, false},
     // The facility plant.
     {"facility_pump_energy_J", S::FacilityPlant, 0, "Facility pump energy", "kWh", kWh, 0.0, false},
     {"heat_rejection_fan_energy_J", S::FacilityPlant, 0, "Heat-rejection fan energy", "kWh", kWh,
      0.0, false},
     {"chiller_energy_J", S::FacilityPlant, 0, "Trim chiller energy", "kWh", kWh, 0.0, false},
     {"water_use_m3", S::FacilityPlant, 0, "Make-up water", "L", 1e3, 0.0, false},
+    {"free_cooling_time_s", S::FacilityPlant, 0,
+     "Free-cooling hours (heat rejection alone holds the supply)", "h", kHour, 0.0, false},
+    {"chiller_time_s", S::FacilityPlant, 0, "Chiller hours (trim chiller needed)", "h", kHour, 0.0,
+     false},
+    {"supply_above_setpoint_time_s", S::FacilityPlant, 0,
+     "Hours with the plant supply above set-point + 0.5 K", "h", kHour, 0.0, false},
+    {"air_plant_energy_J", S::FacilityPlant, 0,
+     "Air-side plant energy (chillers, pumps, tower fans)", "kWh", kWh, 0.0, false},
+    {"air_plant_chiller_energy_J", S::FacilityPlant, 0, "Air-side chiller energy", "kWh", kWh, 0.0,
+     false},
+    {"air_plant_chiller_time_s", S::FacilityPlant, 0, "Air-side chillers running", "h", kHour, 0.0,
+     false},
+    {"air_plant_free_cooling_time_s", S::FacilityPlant, 0, "Air-side plant on the economiser alone",
+     "h", kHour, 0.0, false},
+    {"air_plant_economiser_share", S::FacilityPlant, 0,
+     "Share of the CRAH heat the economiser carried", "", 1.0, 0.0, false},
+    {"air_plant_unmet_time_s", S::FacilityPlant, 0, "Air-side load beyond the chillers' capacity",
+     "h", kHour, 0.0, false},
+    {"air_plant_water_use_m3", S::FacilityPlant, 0, "Air-side plant make-up water", "L", 1e3, 0.0,
+     false},
     // Electrical distribution.
     {"facility_electrical_energy_J", S::Distribution, 0,
      "Facility electrical energy (input of the power tree)", "kWh", kWh, 0.0, false},
@@ -116,10 +154,24 @@ constexpr std::array kLayouts = std::to_array<SummaryKeyLayout>({
     {"training_failures", S::Training, 0, "Training job failures (each followed by a restart)", "",
      1.0, 0.0, false},
     {"jobs_completed", S::Training, 0, "Jobs run to their end", "", 1.0, 0.0, false},
+    {"training_tokens", S::Training, 0, "Training tokens of the completed iterations", "", 1.0, 0.0,
+     false},
+    {"training_tokens_per_facility_kWh", S::Training, 0, "Training tokens per facility kWh",
+     "1/kWh", 1.0, 0.0, false},
+    {"delivered_flops", S::Training, 0, "Model FLOPs delivered by inference and training", "FLOP",
+     1.0, 0.0, false},
     {"requests_served", S::Inference, 0, "Inference requests served", "", 1.0, 0.0, false},
     {"tokens_generated", S::Inference, 0, "Tokens generated by inference", "", 1.0, 0.0, false},
     {"mean_queueing_delay_s", S::Inference, 0, "Mean inference queueing delay", "s", 1.0, 0.0,
      false},
+    {"prompt_tokens_served", S::Inference, 0, "Prompt tokens processed by inference", "", 1.0, 0.0,
+     false},
+    {"requests_meeting_latency_target", S::Inference, 0,
+     "Inference requests within their TTFT and TPOT targets", "", 1.0, 0.0, false},
+    {"inference_tokens_per_it_J", S::Inference, 0,
+     "Inference tokens generated per joule of IT energy", "1/J", 1.0, 0.0, false},
+    {"inference_tokens_per_facility_kWh", S::Inference, 0,
+     "Inference tokens generated per facility kWh", "1/kWh", 1.0, 0.0, false},
     {"jobs_queued_at_end", S::ScheduledJobs, 0, "Scheduled jobs still queued at the end", "", 1.0,
      0.0, false},
     {"mean_job_wait_s", S::ScheduledJobs, 0, "Mean wait of the started scheduled jobs", "s", 1.0,
@@ -127,6 +179,40 @@ constexpr std::array kLayouts = std::to_array<SummaryKeyLayout>({
     {"job_*_start_s", S::ScheduledJobs, 0, "Job {1}: start", "s", 1.0, 0.0, false},
     {"job_*_wait_s", S::ScheduledJobs, 0, "Job {1}: wait", "s", 1.0, 0.0, false},
     {"job_*_rack_*", S::ScheduledJobs, 0, "Job {1}: on rack {2}", "", 1.0, 0.0, false},
+    // Each job's work (docs/workloads.md): training, then inference serving.
+    {"job_*_iteration_compute_s", S::ScheduledJobs, 0, "Job {1}: compute phase of an iteration",
+     "s", 1.0, 0.0, false},
+    {"job_*_iteration_communication_s", S::ScheduledJobs, 0,
+     "Job {1}: exposed communication and bubble of an iteration", "s", 1.0, 0.0, false},
+    {"job_*_checkpoint_s", S::ScheduledJobs, 0, "Job {1}: checkpoint write", "s", 1.0, 0.0, false},
+    {"job_*_training_tokens", S::ScheduledJobs, 0, "Job {1}: training tokens of the completed", "",
+     1.0, 0.0, false},
+    {"job_*_delivered_flops", S::ScheduledJobs, 0, "Job {1}: model FLOPs", "FLOP", 1.0, 0.0, false},
+    {"job_*_flops_share_of_peak", S::ScheduledJobs, 0,
+     "Job {1}: delivered FLOPs over the dense peak of its GPUs while it ran", "", 1.0, 0.0, false},
+    {"job_*_requests_served", S::ScheduledJobs, 0, "Job {1}: requests served", "", 1.0, 0.0, false},
+    {"job_*_requests_dropped", S::ScheduledJobs, 0,
+     "Job {1}: requests longer than a replica's KV cache (dropped)", "", 1.0, 0.0, false},
+    {"job_*_requests_meeting_latency_target", S::ScheduledJobs, 0,
+     "Job {1}: requests served within the TTFT and TPOT targets", "", 1.0, 0.0, false},
+    {"job_*_prompt_tokens", S::ScheduledJobs, 0, "Job {1}: prompt tokens processed", "", 1.0, 0.0,
+     false},
+    {"job_*_tokens_generated", S::ScheduledJobs, 0, "Job {1}: tokens generated", "", 1.0, 0.0,
+     false},
+    {"job_*_ttft_mean_s", S::ScheduledJobs, 0, "Job {1}: mean time to first token", "s", 1.0, 0.0,
+     false},
+    {"job_*_ttft_p99_s", S::ScheduledJobs, 0, "Job {1}: 99th percentile time to first token", "s",
+     1.0, 0.0, false},
+    {"job_*_tpot_mean_s", S::ScheduledJobs, 0, "Job {1}: mean time per output token", "s", 1.0, 0.0,
+     false},
+    {"job_*_tpot_p99_s", S::ScheduledJobs, 0, "Job {1}: 99th percentile time per output token", "s",
+     1.0, 0.0, false},
+    {"job_*_queueing_delay_mean_s", S::ScheduledJobs, 0, "Job {1}: mean wait for admission", "s",
+     1.0, 0.0, false},
+    {"job_*_gpu_energy_J", S::ScheduledJobs, 0, "Job {1}: GPU energy demanded while it ran", "J",
+     1.0, 0.0, false},
+    {"job_*_tokens_per_gpu_J", S::ScheduledJobs, 0,
+     "Job {1}: generated tokens per joule of GPU energy", "1/J", 1.0, 0.0, false},
     // Checks a reader should see before trusting the numbers.
     {"energy_audit_relative_error_max", S::Checks, 0,
      "Energy audit from enthalpy flows (plates, exchangers, loops), worst relative", "", 1.0, 0.0,
@@ -144,6 +230,7 @@ constexpr std::array kLayouts = std::to_array<SummaryKeyLayout>({
      "Load-flow steps without convergence (voltage collapse)", "", 1.0, 0.0, false},
     // The run.
     {"gpu_count", S::Run, 0, "GPUs", "", 1.0, 0.0, false},
+    {"air_cooled_racks", S::Run, 0, "Air-cooled racks", "", 1.0, 0.0, false},
     {"simulated_time_s", S::Run, 0, "Simulated time", "s", 1.0, 0.0, false},
 });
 
@@ -218,7 +305,7 @@ std::string_view sectionTitle(SummarySection section) noexcept {
     case S::Inference:
       return "Inference";
     case S::ScheduledJobs:
-      return "Scheduled jobs";
+      return "Jobs";
     case S::Checks:
       return "Checks";
     case S::Run:

@@ -178,10 +178,11 @@ std::string sweepReport(const std::string& sweep_path, const ReportOptions& opti
     }
   }
 
-  // Each headline metric against each numeric parameter, one series per fault.
-  std::vector<std::string> faults;
-  for (const std::string& f : fault)
-    if (std::find(faults.begin(), faults.end(), f) == faults.end()) faults.push_back(f);
+  // Each headline metric against each numeric parameter: one line per fault and combination of
+  // the other parameters (as written), so a line varies one thing only.
+  std::map<std::string, std::vector<std::string>> parameter_text;
+  for (const std::string& p : parameters)
+    parameter_text[p] = caseStrings(data, "/parameters/" + p + "_text", cases);
   const auto numeric = [&](const std::string& p) {
     return std::any_of(parameter_values[p].begin(), parameter_values[p].end(),
                        [](double v) { return std::isfinite(v); });
@@ -190,19 +191,28 @@ std::string sweepReport(const std::string& sweep_path, const ReportOptions& opti
     page.section("metrics", "Metrics against parameters");
   for (const std::string& p : parameters) {
     if (!numeric(p)) continue;
+    // The line each case belongs to, in case order.
+    std::vector<std::string> line_of(cases);
+    std::vector<std::string> lines;
+    for (std::size_t k = 0; k < cases; ++k) {
+      std::string name;
+      for (const std::string& other : parameters)
+        if (other != p) name += (name.empty() ? "" : ", ") + other + " " + parameter_text[other][k];
+      name += (name.empty() ? "" : ", ") + (fault[k].empty() ? std::string("no fault") : fault[k]);
+      line_of[k] = name;
+      if (std::find(lines.begin(), lines.end(), name) == lines.end()) lines.push_back(name);
+    }
     for (const std::string& key : headline) {
       nlohmann::json traces = nlohmann::json::array();
       SummaryDisplay label = displaySummaryItem(key, std::nullopt, options.units);
-      for (std::size_t f = 0; f < faults.size(); ++f) {
+      for (std::size_t f = 0; f < lines.size(); ++f) {
         std::vector<std::pair<double, double>> points;
-        double ratio = 1.0;
         for (std::size_t k = 0; k < cases; ++k) {
           const double x = parameter_values[p][k], v = metric_values[key][k];
-          if (fault[k] != faults[f] || !std::isfinite(x) || !std::isfinite(v)) continue;
+          if (line_of[k] != lines[f] || !std::isfinite(x) || !std::isfinite(v)) continue;
           const SummaryDisplay d = displaySummaryItem(key, v, options.units);
           points.emplace_back(x, *d.shown);
           label.unit = d.unit;
-          ratio = v != 0.0 ? *d.shown / v : ratio;
         }
         if (points.empty()) continue;
         std::sort(points.begin(), points.end());
@@ -213,7 +223,7 @@ std::string sweepReport(const std::string& sweep_path, const ReportOptions& opti
         }
         traces.push_back({{"type", "scatter"},
                           {"mode", "lines+markers"},
-                          {"name", sanitizeUtf8(faults[f].empty() ? "no fault" : faults[f])},
+                          {"name", sanitizeUtf8(lines[f])},
                           {"x", xs},
                           {"y", ys},
                           {"line", {{"color", kColours[f % 8]}}},
@@ -236,7 +246,8 @@ std::string sweepReport(const std::string& sweep_path, const ReportOptions& opti
               {{"text", sanitizeUtf8(
                             short_label
                             + (label.unit.empty() ? "" : " (" + shownUnit(label.unit) + ")"))}}}}}},
-          label.label + " against " + p + ", one line per fault.", 320);
+          label.label + " against " + p + ", one line per fault and value of the other parameters.",
+          320);
     }
   }
 

@@ -5,8 +5,8 @@ Usage:
   check_report.py --racktwin BIN --out DIR (--scenario YAML [--scenario YAML] | --result H5 ...
                   | --sweep-of YAML) [--duration S] [--screenshot PNG] [--units si|us] [--tamper]
 
-With --scenario the scenario is run first (racktwin run), with --sweep-of a small sweep file is
-assembled from runs of that scenario (make_sweep.py); two --result files make a comparison.
+With --scenario the scenario is run first (racktwin run), with --sweep-of a small sweep of that
+base scenario is run (racktwin sweep); two results make a comparison.
 Then `racktwin report` writes the page, Chromium (fresh profile, no network) loads it, dumps the
 DOM after the page script ran and takes a screenshot, and this script checks, independently of
 RackTwin's reader (h5py):
@@ -284,6 +284,24 @@ def tamper(page):
         f.write(text)
 
 
+SWEEP = """racktwin_sweep: 1
+name: "Racks against the W-class, N and N-1"
+base: {base}
+parameters:
+  - name: racks
+    keys: [template.racks_per_row]
+    values: [2, 4, 6]
+  - name: w_class
+    keys: [facility_water.supply_temperature, template.cdu.supply_temperature_setpoint]
+    values:
+      - [32 degC, 36 degC]
+      - [40 degC, 44 degC]
+    labels: [W32, W40]
+faults:
+  at: 900 s
+  n_minus_1: [pump]
+"""
+
 TAMPER_FINDINGS = ("page error: tampered", ") max: report", "max_gpu_temperature_K: page")
 
 
@@ -304,7 +322,6 @@ def main():
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     results = list(args.result)
-    sweep = False
     for scenario in args.scenario:
         result = os.path.join(args.out, os.path.splitext(os.path.basename(scenario))[0] + ".h5")
         command = [args.racktwin, "run", scenario, "-o", result, "-q", "--save-state-interval", "0"]
@@ -313,12 +330,17 @@ def main():
         run(command)
         results.append(result)
     if args.sweep_of:
-        here = os.path.dirname(os.path.abspath(__file__))
+        # A small sweep of the base scenario by `racktwin sweep` (docs/capacity.md): rack count
+        # against the W-class, each with and without a CDU pump out.
+        sweep_yaml = os.path.join(args.out, "sweep.yaml")
+        with open(sweep_yaml, "w") as f:
+            f.write(SWEEP.format(base=os.path.abspath(args.sweep_of)))
         sweep_file = os.path.join(args.out, "sweep.h5")
-        run(["/usr/bin/python3", os.path.join(here, "make_sweep.py"), "--racktwin", args.racktwin,
-             "--base", args.sweep_of, "--out", sweep_file, "--work", os.path.join(args.out, "cases")])
+        run([args.racktwin, "sweep", sweep_yaml, "-o", sweep_file, "-j", "2", "-q"])
         results = [sweep_file]
-        sweep = True
+    with h5py.File(results[0], "r") as f:
+        kind = f.attrs.get("file_kind", "")
+        sweep = (kind.decode() if isinstance(kind, bytes) else kind) == "racktwin sweep"
     page = os.path.join(args.out, "report.html")
     run([args.racktwin, "report"] + results + ["-o", page, "--units", args.units])
     if args.tamper:
