@@ -295,14 +295,23 @@ struct CoolingPower {
 CoolingPower coolingPower(const RunContext& c) {
   CoolingPower out;
   out.total.assign(c.data.time().size(), 0.0);
-  for (const char* path :
-       {"/cdu/pump_P", "/facility/pump_P", "/facility/fan_P", "/facility/chiller_P"}) {
-    const std::optional<Matrix> m = c.data.series(path);
+  // Every recorded electrical power of cooling equipment: pumps, fans and chillers of the CDUs,
+  // the facility plant, the air side's plant and the rack exchangers (rear doors). A rack's own
+  // fan_P is its servers' fans, which are IT power.
+  static constexpr std::string_view kNames[] = {"pump_P",     "fan_P",     "chiller_P",
+                                                "chw_pump_P", "cw_pump_P", "tower_fan_P"};
+  for (const core::DatasetInfo& d : c.data.info().datasets) {
+    const std::size_t slash = d.path.rfind('/');
+    if (slash == 0 || slash == std::string::npos || d.units != "W") continue;
+    const std::string group = d.path.substr(1, slash - 1), name = d.path.substr(slash + 1);
+    if (group == "rack" || group.find('/') != std::string::npos) continue;
+    if (std::find(std::begin(kNames), std::end(kNames), name) == std::end(kNames)) continue;
+    const std::optional<Matrix> m = c.data.series(d.path);
     if (!m) continue;
     const std::vector<double> sum = rowSum(*m);
     for (std::size_t k = 0; k < sum.size(); ++k)
       out.total[k] += sum[k];
-    out.parts.emplace_back(path);
+    out.parts.push_back(d.path);
   }
   const std::optional<Matrix> crah = c.data.series("/room/Q_flow_crah");
   if (crah && c.site) {
@@ -402,11 +411,14 @@ void powerSection(Page& page, const RunContext& c) {
   // The records integrated against the summary (the models' own books): they agree when the
   // records hold every flow the summary counts.
   Table table({"", "from the records", "in the summary"}, "records-vs-summary");
+  std::vector<std::string> disagree;
   const auto row = [&](std::string_view label, double records, const char* key) {
     const std::optional<double> value = data.summaryValue(key);
     const SummaryDisplay d = displaySummaryItem(key, value, c.units);
     const double scale = d.shown && value && *value != 0.0 ? *d.shown / *value : 1.0;
-    table.row()
+    const bool agree = value && std::abs(records - *value) <= 1e-6 * std::abs(*value);
+    if (!agree) disagree.emplace_back(label);
+    table.row(agree ? "" : "warn")
         .cell(label)
         .markup(Page::numberCell(records, records * scale, d.unit))
         .markup(Page::numberCell(value, d.shown, d.unit, key));
@@ -415,6 +427,16 @@ void powerSection(Page& page, const RunContext& c) {
   if (cooling.complete) row("Cooling electrical energy", E_cooling, "cooling_energy_J");
   if (cooling.complete) row("PUE", pue_run, "pue");
   page.append(table.html());
+  if (!disagree.empty()) {
+    std::string list;
+    for (const std::string& label : disagree)
+      list += (list.empty() ? "" : ", ") + label;
+    page.append("<p class=\"note\" id=\"records-disagree\">The records do not integrate to the "
+                "summary's figures (more than 1e-6 apart): " + escapeHtml(list)
+                + ". The summary is the models' own account; the records either miss a flow it "
+                  "counts or are not means over their interval (macro step "
+                + escapeHtml(data.attribute("step_s")) + " s).</p>\n");
+  }
   page.figure(
       pue_traces, pue_layout,
       "PUE of each record interval: (power tree input + storage drawn + cooling) / IT"
