@@ -18,8 +18,8 @@
 #include "GpuTrace.hpp"
 #include "InputPaths.hpp"
 #include "RatingsLoader.hpp"
-#include "ScenarioTemplate.hpp"
 #include "RequestTrace.hpp"
+#include "ScenarioTemplate.hpp"
 #include "WeatherCsv.hpp"
 #include "WeatherFile.hpp"
 #include "WorkloadModels.hpp"
@@ -380,6 +380,10 @@ class DataLibrary {
       rho_cp = props.rho * props.cp;
     } else if (water == "facility") {
       spec.water = core::AttachedComponentSpec::Water::Facility;
+      if (kind->medium() != thermal::ExchangeMedium::RackExhaustAir) {
+        m.fail("water", "a " + name + " is a link of the rack's CDU loop: only exchangers on the "
+                        "rack's air take facility water");
+      }
       if (facility.loop.present) {
         m.fail("water",
                "facility water is modelled as a loop here, which does not carry "
@@ -755,11 +759,11 @@ class DataLibrary {
   }
 
   core::CduSpec readCdu(const YamlDocument& doc, const std::string& type) {
-    const MapReader r = MapReader::root(
-        doc, {"racktwin_data", "kind", "description", "rated_heat", "approach",
-              "secondary_nominal_flow", "facility_nominal_flow", "heat_exchanger", "strainer",
-              "pump", "supply_temperature_setpoint", "valve", "facility_side", "air_coil",
-              "ratings"});
+    const MapReader r =
+        MapReader::root(doc, {"racktwin_data", "kind", "description", "rated_heat", "approach",
+                              "secondary_nominal_flow", "facility_nominal_flow", "heat_exchanger",
+                              "strainer", "pump", "supply_temperature_setpoint", "valve",
+                              "facility_side", "air_coil", "ratings"});
     readHeader(r, kCduKind);
     core::CduSpec c;
     c.type = type;
@@ -1854,7 +1858,8 @@ std::uint32_t jobGpus(const core::TrainingJobSpec& job, const std::vector<core::
   std::uint32_t gpus = 0;
   for (const core::ComponentId& id : job.racks) {
     for (const core::RackSpec& r : racks) {
-      if (r.id == id) gpus += static_cast<std::uint32_t>(r.type.compute_trays * r.type.gpus_per_tray);
+      if (r.id == id)
+        gpus += static_cast<std::uint32_t>(r.type.compute_trays * r.type.gpus_per_tray);
     }
   }
   return gpus;
@@ -2347,8 +2352,7 @@ core::SiteSpec loadDocument(const std::string& text, const std::string& path_for
 
 core::SiteSpec loadScenarioFromString(const std::string& text, const std::string& path_for_messages,
                                       const std::string& data_dir,
-                                      const SimulationOverrides& overrides,
-                                      OutsidePaths outside) {
+                                      const SimulationOverrides& overrides, OutsidePaths outside) {
   return loadDocument(text, path_for_messages, data_dir, overrides, outside, {});
 }
 

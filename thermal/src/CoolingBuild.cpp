@@ -139,6 +139,12 @@ struct CoolingModel::Impl::LoopBuilder {
       const CoolantProperties props =
           Coolant::fromSpec(site.secondary_coolant).at(cdu.T_supply_set);
       kind.prepare(p, props.rho * props.cp);
+      if (kind.medium() != ExchangeMedium::RackExhaustAir) {
+        // Not an exchanger on the rack's air (a bypass, ...): a link like any other.
+        const Index l = link(kind, a.id.str(), supply_first, return_first, p);
+        m.attached.add(kind, a.id.str(), loop_index, l);
+        continue;
+      }
       cooling::RackAirExchangers::Item item;
       item.kind = &kind;
       item.id = a.id.str();
@@ -359,6 +365,7 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
     }
   }
   rack_exchangers.finishBuild();
+  attached.finishBuild();
   // Air-cooled racks: their GPUs and CPUs on heat sinks in their servers' air (after every
   // loop's dies), and their inlet and fans.
   rack_T_inlet.assign(site_layout.rack_count, site.room.T_supply_air);

@@ -126,6 +126,7 @@ void CoolingModel::Impl::controlServerFans(core::SiteState& state, double dt) {
 
 void CoolingModel::Impl::publish(core::SiteState& state, double dt, bool all) {
   chips.publish(state, now, dt, all);
+  if (!attached.empty()) attached.publish(loops);
   std::size_t tray = 0;
   for (const CoolantLoop& loop : loops) {
     const std::span<const double> V = loop.solver->V_flow();
@@ -556,6 +557,7 @@ void CoolingModel::declareChannels(core::Recorder& recorder) {
                  &m.fac_T_wet_bulb);
   }
   if (!m.rack_exchangers.empty()) m.rack_exchangers.declareChannels(recorder);
+  if (!m.attached.empty()) m.attached.declareChannels(recorder);
   if (m.air_plant) m.air_plant->declareChannels(recorder);
   if (!m.air_racks.empty()) {
     recorder.add(

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cooling/AttachedLinks.hpp"
 #include "cooling/CduUnit.hpp"
 #include "racktwin/thermal/ChilledWaterPlant.hpp"
 #include "cooling/ChipThermal.hpp"
@@ -42,6 +43,7 @@ struct CoolingModel::Impl {
   cooling::RoomAir room;
   std::unique_ptr<ChilledWaterPlant> air_plant;  // the CRAH units' chilled water, if any
   cooling::RackAirExchangers rack_exchangers;  // rear doors and other coils on rack exhaust air
+  cooling::AttachedLinks attached;             // other attached components (a bypass, ...)
   std::vector<double> rack_air_P_step;  // W of the racks' tray air loads and losses in the step
   std::vector<double> rack_air_P;  // W of air heat per rack in the cycle (with air-cooled chips)
   // Air at the racks' inlets: the CRAH supply with the room's recirculation; air-cooled racks'
