@@ -1,4 +1,5 @@
 // `racktwin run`: load, validate, simulate, write the result and the summary.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -9,6 +10,8 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "Commands.hpp"
 #include "OutputFiles.hpp"
@@ -19,6 +22,7 @@
 #include "racktwin/core/LimitMonitor.hpp"
 #include "racktwin/core/Units.hpp"
 #include "racktwin/core/Version.hpp"
+#include "racktwin/report/SummaryLayout.hpp"
 #include "racktwin/scenarios/ScenarioLoader.hpp"
 #include "racktwin/scenarios/Twin.hpp"
 #include "racktwin/thermal/CoolingModel.hpp"
@@ -98,6 +102,28 @@ void checkFreeSpace(const scenarios::Twin& twin, const std::string& output, bool
   }
 }
 
+/// One line of the summary: label, dots, value and unit (US customary when asked for).
+void printSummaryItem(const core::SummaryItem& item, std::size_t label_width, bool us_units) {
+  std::string label = item.label.empty() ? item.key : item.label;
+  label += ' ';
+  while (label.size() < label_width)
+    label += '.';
+  if (!item.value) {
+    std::printf("    %s %12s\n", label.c_str(), "n/a");
+    return;
+  }
+  double shown = *item.value * item.display_scale + item.display_offset;
+  std::string_view unit = item.display_unit;
+  // Heat in ton-hours; electrical energies and powers stay kWh and kW.
+  if (const auto us = us_units ? core::usCustomaryFromMetric(unit, item.heat) : std::nullopt) {
+    shown = shown * us->scale + us->offset;
+    unit = us->unit;
+  }
+  const bool tiny = std::abs(shown) > 0.0 && std::abs(shown) < 1e-3;
+  std::printf("    %s %12.*g%s%.*s\n", label.c_str(), tiny ? 3 : 6, shown, unit.empty() ? "" : " ",
+              static_cast<int>(unit.size()), unit.data());
+}
+
 /// The exceeded ratings and the headroom table (docs/capacity.md).
 void printLimits(const core::LimitMonitor& limits) {
   const std::vector<std::string> violations = limits.violationLines();
@@ -128,25 +154,25 @@ void printSummary(const core::Summary& summary, const scenarios::Twin& twin,
               twin.recorder().samplesTaken(), site.simulation.record_interval);
   std::printf("  result     %s\n", output.c_str());
   std::printf("  wall time  %.2f s\n\n", wall_s);
+  // The answers first, then one block per domain (report/SummaryLayout: the one table of that
+  // order); sections with nothing in them are left out.
+  std::vector<std::string> keys;
+  std::vector<std::optional<double>> values;
   for (const core::SummaryItem& item : summary.items()) {
-    std::string label = item.label.empty() ? item.key : item.label;
-    label += ' ';
-    while (label.size() < 44)
-      label += '.';
-    if (item.value) {
-      double shown = *item.value * item.display_scale + item.display_offset;
-      std::string_view unit = item.display_unit;
-      // Heat in ton-hours; electrical energies and powers stay kWh and kW.
-      if (const auto us = us_units ? core::usCustomaryFromMetric(unit, item.heat) : std::nullopt) {
-        shown = shown * us->scale + us->offset;
-        unit = us->unit;
-      }
-      const bool tiny = std::abs(shown) > 0.0 && std::abs(shown) < 1e-3;
-      std::printf("  %s %12.*g%s%.*s\n", label.c_str(), tiny ? 3 : 6, shown,
-                  unit.empty() ? "" : " ", static_cast<int>(unit.size()), unit.data());
-    } else {
-      std::printf("  %s %12s\n", label.c_str(), "n/a");
-    }
+    keys.push_back(item.key);
+    values.push_back(item.value);
+  }
+  // Values line up after the longest label (up to 72 characters).
+  std::size_t width = 44;
+  for (const core::SummaryItem& item : summary.items())
+    width = std::max(width, std::min<std::size_t>(item.label.size() + 4, 72));
+  bool first = true;
+  for (const report::SummaryGroup& group : report::arrangeSummary(keys, values)) {
+    std::printf("%s  %s\n", first ? "" : "\n",
+                std::string(report::sectionTitle(group.section)).c_str());
+    for (const std::size_t i : group.items)
+      printSummaryItem(summary.items()[i], width, us_units);
+    first = false;
   }
   printLimits(twin.limits());
   // Values outside their engineering range (docs/scenario-format.md, "Plausible ranges").

@@ -12,6 +12,7 @@
 #include "racktwin/core/Hdf5Result.hpp"
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/scenarios/ResultScenario.hpp"
+#include "racktwin/viz/DesignMargins.hpp"
 
 namespace racktwin::viz {
 namespace fs = std::filesystem;
@@ -224,6 +225,8 @@ ResultFrames::ResultFrames(const std::string& path) : impl_(std::make_unique<Imp
   }
 
   FrameReducer reducer(m.geometry, owners);
+  // The headroom overlay: one value per rack and CDU for the whole run (the worst margin).
+  const std::vector<double> margin_used = designMarginUsed(m.geometry, readDesignLimitUse(path));
   Frame frame(m.geometry);
   m.stride = frame.values.size();
   m.table.resize(samples * m.stride);
@@ -235,6 +238,8 @@ ResultFrames::ResultFrames(const std::string& path) : impl_(std::make_unique<Imp
       rows[k] = data[k].empty() ? nullptr : data[k].data() + i * owners[k].size();
     }
     reducer.reduce(rows, m.times[i], frame);
+    for (std::size_t e = 0; e < margin_used.size(); ++e)
+      frame.value(Quantity::DesignMarginUsed, e) = margin_used[e];
     std::copy(frame.values.begin(), frame.values.end(),
               m.table.begin() + static_cast<std::ptrdiff_t>(i * m.stride));
     for (const Quantity q : kAllQuantities) {

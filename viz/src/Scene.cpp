@@ -6,11 +6,13 @@
 #include <vtkProperty.h>
 #include <vtkTextProperty.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "ScenePolyData.hpp"
 #include "SceneVtkImpl.hpp"
+#include "racktwin/core/DisplayUnits.hpp"
 
 namespace racktwin::viz {
 namespace {
@@ -124,7 +126,8 @@ Scene::Vtk::Vtk(SiteGeometry g) : geometry(std::move(g)) {
   highlight->SetVisibility(false);
 
   // A horizontal bar along the bottom: long titles ("GPU junction temperature (max) [K]") fit.
-  legend->SetLookupTable(lut);
+  legend_lut->DeepCopy(lut);
+  legend->SetLookupTable(legend_lut);
   legend->SetOrientationToHorizontal();
   legend->SetNumberOfLabels(5);
   legend->SetPosition(0.3, 0.015);
@@ -138,7 +141,7 @@ Scene::Vtk::Vtk(SiteGeometry g) : geometry(std::move(g)) {
   legend->GetTitleTextProperty()->ItalicOff();
   legend->GetLabelTextProperty()->SetFontSize(13);
   legend->GetLabelTextProperty()->ItalicOff();
-  updateLegendTitle();
+  applyRange();
 
   time_label->SetDisplayPosition(10, 10);
   time_label->GetTextProperty()->SetFontSize(16);
@@ -156,13 +159,36 @@ std::vector<vtkProp*> Scene::Vtk::props() {
   return {floor, racks.actor, cdus.actor, pipes.actor, highlight, legend, time_label, title};
 }
 
+namespace {
+
+/// The legend's unit for a quantity over a range: the rule every display of the program shares.
+core::DisplayUnit legendUnit(Quantity quantity, core::UnitSystem units, double min, double max) {
+  const double magnitude = std::max(std::abs(min), std::abs(max));
+  return core::displayUnitFor(quantityInfo(quantity).unit, units,
+                              std::isfinite(magnitude) ? magnitude : 0.0);
+}
+
+std::string unitText(std::string_view unit) {
+  if (unit == "degC") return "\u00B0C";
+  if (unit == "degF") return "\u00B0F";
+  return std::string(unit);
+}
+
+}  // namespace
+
 void Scene::Vtk::applyRange() {
   lut->SetTableRange(map.min(), map.max());
+  // Every display unit is an affine map with a positive scale: the colours keep their order.
+  const core::DisplayUnit unit = legendUnit(quantity, units, map.min(), map.max());
+  legend_lut->SetTableRange(map.min() * unit.scale + unit.offset,
+                            map.max() * unit.scale + unit.offset);
+  updateLegendTitle();
 }
 
 void Scene::Vtk::updateLegendTitle() {
   const QuantityInfo& info = quantityInfo(quantity);
-  const std::string title_text = std::string(info.label) + " [" + std::string(info.unit) + "]";
+  const core::DisplayUnit unit = legendUnit(quantity, units, map.min(), map.max());
+  const std::string title_text = std::string(info.label) + " [" + unitText(unit.unit) + "]";
   legend->SetTitle(title_text.c_str());
 }
 
@@ -175,7 +201,22 @@ const SiteGeometry& Scene::geometry() const noexcept {
 
 void Scene::setQuantity(Quantity quantity) {
   vtk_->quantity = quantity;
-  vtk_->updateLegendTitle();
+  vtk_->applyRange();
+}
+
+void Scene::setUnitSystem(core::UnitSystem units) {
+  vtk_->units = units;
+  vtk_->applyRange();
+}
+
+std::string Scene::legendTitle() const {
+  const char* title = vtk_->legend->GetTitle();
+  return title ? title : "";
+}
+
+std::pair<double, double> Scene::legendRange() const {
+  const double* range = vtk_->legend_lut->GetRange();
+  return {range[0], range[1]};
 }
 Quantity Scene::quantity() const noexcept {
   return vtk_->quantity;

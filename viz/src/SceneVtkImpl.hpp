@@ -15,6 +15,7 @@
 
 #include <vector>
 
+#include "racktwin/core/Units.hpp"
 #include "racktwin/viz/Scene.hpp"
 
 class vtkProp;
@@ -42,6 +43,9 @@ struct Scene::Vtk {
   int highlighted = -1;
 
   vtkNew<vtkLookupTable> lut;
+  // The legend's own table: the same colours over the range in display units (degC, kW, ...).
+  vtkNew<vtkLookupTable> legend_lut;
+  core::UnitSystem units = core::UnitSystem::SI;
   ScenePart racks, cdus, pipes;
   vtkNew<vtkActor> floor;
   vtkNew<vtkActor> highlight;
