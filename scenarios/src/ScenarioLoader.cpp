@@ -15,6 +15,7 @@
 
 #include "GpuTrace.hpp"
 #include "InputPaths.hpp"
+#include "LayoutOutputLoader.hpp"
 #include "RequestTrace.hpp"
 #include "WeatherCsv.hpp"
 #include "YamlReader.hpp"
@@ -1838,7 +1839,8 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
       MapReader::root(doc, {"racktwin_scenario", "name", "description", "allow_outside_paths", "data_dir",
                             "simulation",
                             "coolant", "facility_water", "ambient", "room", "cdus", "rings",
-                            "racks", "workload", "scheduler", "electrical", "events"});
+                            "racks", "workload", "scheduler", "electrical", "events", "layout",
+                            "output"});
   if (!r.has("racktwin_scenario")) {
     r.fail("racktwin_scenario",
            "required key is missing; a scenario file starts with "
@@ -1887,6 +1889,8 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   std::vector<RackOrigin> rack_origins;
   site.racks = readRacks(r, lib, ids, site.cdus, site.secondary_coolant, rack_origins);
   site.rings = readRings(r, site.cdus, site.racks, rack_origins, site.secondary_coolant, ids);
+  detail::readLayout(r, site);  // rows and halls (LayoutOutputLoader.cpp)
+  detail::readOutput(r, site);
   readWorkload(r, site, ids);
   // The power tree above the racks, and the GB300 power smoothing (ElectricalLoader.cpp).
   readElectrical(r, lib.root(), site);
