@@ -90,18 +90,45 @@ class GeometryBuilder {
     row_x0.assign(rows.size(), 0.0);
     row_y0.assign(rows.size(), 0.0);
     const double cdu_room = kCduWidth + kGap;  // a CDU at either end of a row
-    double next_hall_x = 0.0;
+    // Halls without an origin stand in a grid of about as many columns as rows of halls, in
+    // order along x, hall_gap apart; each column as wide and each line as deep as its largest.
+    const auto columns = static_cast<std::size_t>(
+        std::ceil(std::sqrt(static_cast<double>(std::max<std::size_t>(floor.halls.size(), 1)))));
+    struct Extent {
+      double width = 0.0, depth = 0.0;
+      std::size_t per_bay = 1;
+      double bay_pitch = 0.0;
+    };
+    std::vector<Extent> extent(floor.halls.size());
     for (std::size_t h = 0; h < floor.halls.size(); ++h) {
       const FloorInput::Hall& hall = floor.halls[h];
       double longest = 0.0;
-      for (const std::size_t row : hall.rows) {
+      for (const std::size_t row : hall.rows)
         longest = std::max(longest, static_cast<double>(rows[row].size()) * rack_pitch);
-      }
-      const double bay_pitch = longest + 2.0 * cdu_room + floor.aisle;
-      const std::size_t per_bay =
-          rowsPerBay(hall.rows.size(), bay_pitch, row_pitch, hall.rows_per_bay);
-      const double hx = hall.origin_given ? hall.x : next_hall_x;
-      const double hy = hall.origin_given ? hall.y : 0.0;
+      Extent& e = extent[h];
+      e.bay_pitch = longest + 2.0 * cdu_room + floor.aisle;
+      e.per_bay = rowsPerBay(hall.rows.size(), e.bay_pitch, row_pitch, hall.rows_per_bay);
+      const std::size_t bays = (hall.rows.size() + e.per_bay - 1) / e.per_bay;
+      e.width = static_cast<double>(bays) * e.bay_pitch - floor.aisle;
+      e.depth = static_cast<double>(std::min(e.per_bay, hall.rows.size())) * row_pitch;
+    }
+    std::vector<double> column_x(columns + 1, 0.0), line_y;
+    for (std::size_t h = 0; h < floor.halls.size(); ++h) {
+      const std::size_t c = h % columns, l = h / columns;
+      column_x[c + 1] = std::max(column_x[c + 1], extent[h].width + floor.hall_gap);
+      if (line_y.size() <= l + 1) line_y.resize(l + 2, 0.0);
+      line_y[l + 1] = std::max(line_y[l + 1], extent[h].depth + floor.hall_gap);
+    }
+    for (std::size_t c = 1; c < column_x.size(); ++c)
+      column_x[c] += column_x[c - 1];
+    for (std::size_t l = 1; l < line_y.size(); ++l)
+      line_y[l] += line_y[l - 1];
+    for (std::size_t h = 0; h < floor.halls.size(); ++h) {
+      const FloorInput::Hall& hall = floor.halls[h];
+      const std::size_t per_bay = extent[h].per_bay;
+      const double bay_pitch = extent[h].bay_pitch;
+      const double hx = hall.origin_given ? hall.x : column_x[h % columns];
+      const double hy = hall.origin_given ? hall.y : line_y[h / columns];
       HallPlacement place;
       place.id = hall.id;
       constexpr double inf = std::numeric_limits<double>::infinity();
@@ -133,7 +160,6 @@ class GeometryBuilder {
         g.row_places_.push_back(std::move(row_place));
       }
       if (hall.rows.empty()) place.box = {};
-      next_hall_x = std::max(next_hall_x, place.box.max[0] + cdu_room + floor.hall_gap + cdu_room);
       g.halls_.push_back(std::move(place));
     }
     // Rows are listed in the floor plan's order, whatever hall they stand in.
