@@ -98,12 +98,13 @@ int main(int argc, char** argv) {
         {"no compression", {.deflate_level = 0}},
         {"deflate1, no shuffle", {.deflate_level = 1, .shuffle = false}},
         {"shuffle+deflate1, whole rows", {.deflate_level = 1}},
+        {"shuffle+deflate1, 256 columns (default)", {.deflate_level = 1, .chunk_columns = 256}},
         {"shuffle+deflate1, 512 columns", {.deflate_level = 1, .chunk_columns = 512}},
         {"shuffle+deflate1, 128 columns", {.deflate_level = 1, .chunk_columns = 128}},
-        {"shuffle+deflate2, 512 columns", {.deflate_level = 2, .chunk_columns = 512}},
-        {"shuffle+deflate4, 512 columns", {.deflate_level = 4, .chunk_columns = 512}},
-        {"shuffle+deflate6, 512 columns", {.deflate_level = 6, .chunk_columns = 512}},
-        {"no compression, 512 columns", {.deflate_level = 0, .chunk_columns = 512}},
+        {"shuffle+deflate2, 256 columns", {.deflate_level = 2, .chunk_columns = 256}},
+        {"shuffle+deflate4, 256 columns", {.deflate_level = 4, .chunk_columns = 256}},
+        {"shuffle+deflate6, 256 columns", {.deflate_level = 6, .chunk_columns = 256}},
+        {"no compression, 256 columns", {.deflate_level = 0, .chunk_columns = 256}},
     };
     std::printf("%-40s %10s %10s %8s\n", "setting", "write s", "MB", "ratio");
     int index = 0;
