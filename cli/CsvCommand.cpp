@@ -75,7 +75,8 @@ int exportCsv(const CsvArguments& arguments) {
       // Heat flows by the project's naming (Q_flow...): Btu/h in US units.
       const std::string name = dataset.path.substr(dataset.path.rfind('/') + 1);
       const bool heat = name.rfind("Q_", 0) == 0;
-      const auto us = arguments.us_units ? core::usCustomaryFromSi(dataset.units, heat) : std::nullopt;
+      const auto us =
+          arguments.us_units ? core::usCustomaryFromSi(dataset.units, heat) : std::nullopt;
       column.unit = us ? *us : core::DisplayUnit{dataset.units, 1.0, 0.0};
       columns.push_back(std::move(column));
     }
@@ -84,9 +85,9 @@ int exportCsv(const CsvArguments& arguments) {
         return c.path.rfind("/" + group + "/", 0) == 0;
       });
       if (!found) {
-        throw core::InputError({"<command line>", 0, 0}, "--group",
-                               "the result has no per-entity records in a group '"
-                                   + group.substr(0, 80) + "'");
+        throw core::InputError(
+            {"<command line>", 0, 0}, "--group",
+            "the result has no per-entity records in a group '" + group.substr(0, 80) + "'");
       }
     }
 
@@ -140,7 +141,8 @@ std::vector<Subcommand> addCsvCommand(CLI::App& app) {
                       "repeatable)");
   command
       ->add_option_function<std::string>(
-          "--units", [arguments](const std::string& system) { arguments->us_units = system == "us"; },
+          "--units",
+          [arguments](const std::string& system) { arguments->us_units = system == "us"; },
           "si (default, as stored) or us: degF, gpm, psi, gal, Btu/h for heat flows (Q_flow*), "
           "kW and kWh for other powers and energies")
       ->check(CLI::IsMember({"si", "us"}));

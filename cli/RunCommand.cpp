@@ -152,8 +152,8 @@ void printSummary(const core::Summary& summary, const scenarios::Twin& twin,
         unit = us->unit;
       }
       const bool tiny = std::abs(shown) > 0.0 && std::abs(shown) < 1e-3;
-      std::printf("  %s %12.*g%s%.*s\n", label.c_str(), tiny ? 3 : 6, shown, unit.empty() ? "" : " ",
-                  static_cast<int>(unit.size()), unit.data());
+      std::printf("  %s %12.*g%s%.*s\n", label.c_str(), tiny ? 3 : 6, shown,
+                  unit.empty() ? "" : " ", static_cast<int>(unit.size()), unit.data());
     } else {
       std::printf("  %s %12s\n", label.c_str(), "n/a");
     }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -18,12 +19,14 @@
 #include "LayoutOutputLoader.hpp"
 #include "RequestTrace.hpp"
 #include "WeatherCsv.hpp"
+#include "ComponentLoader.hpp"
 #include "YamlReader.hpp"
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/core/Units.hpp"
 #include "racktwin/power/PsuEfficiency.hpp"
 #include "racktwin/scenarios/ElectricalLoader.hpp"
 #include "racktwin/thermal/Coolant.hpp"
+#include "racktwin/thermal/CoolantComponent.hpp"
 #include "racktwin/thermal/HeatExchanger.hpp"
 #include "racktwin/thermal/HeatRejection.hpp"
 #include "racktwin/thermal/Hydraulics.hpp"
@@ -37,6 +40,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using core::Dimension;
+using detail::componentParameterKeys;
+using detail::finishAttachedComponent;
+using detail::finishComponentParameters;
+using detail::readComponentParameters;
 using detail::Check;
 using detail::formatNumber;
 using detail::joined;
@@ -288,6 +295,96 @@ class DataLibrary {
     return readChiller(open(kChillerKind, type, ref, key), type);
   }
 
+  /// Records an id with the place that gives it (IdRegistry::add).
+  using RegisterId = std::function<void(const std::string&, const MapReader&, std::string_view)>;
+  /// A coolant component a rack attaches by the name of its kind (ComponentLoader.hpp): the
+  /// kind's data file for `type`, then the scenario's overrides beside `kind` and `type`. Its
+  /// water is the rack's CDU loop (rated with the secondary coolant at the CDU's set-point) or
+  /// facility water at the site's supply temperature.
+  core::AttachedComponentSpec attachment(const ListReader& list, std::size_t i,
+                                         const core::RackSpec& rack,
+                                         const std::vector<core::CduSpec>& cdus,
+                                         const core::CoolantSpec& coolant,
+                                         const core::FacilityWaterSpec& facility,
+                                         const RegisterId& register_id) {
+    // Every kind's keys are accepted at first; once `kind` is known, only its own.
+    std::vector<std::string> keys{"kind", "type", "id", "water"};
+    for (const thermal::CoolantComponentKind* k : thermal::coolantComponentKinds())
+      for (std::string& key : componentParameterKeys(*k))
+        if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
+    const MapReader m = list.map(i, keys);
+    const std::string name = m.string("kind", "a coolant component kind");
+    const thermal::CoolantComponentKind* kind = thermal::findCoolantComponentKind(name);
+    std::vector<std::string> kinds;
+    for (const thermal::CoolantComponentKind* k : thermal::coolantComponentKinds())
+      kinds.emplace_back(k->name());
+    if (kind == nullptr) {
+      m.fail("kind", "unknown coolant component kind " + core::quoteForMessage(name)
+                         + "; expected one of: " + joined(kinds));
+    }
+    std::vector<std::string> own{"kind", "type", "id", "water"};
+    for (std::string& key : componentParameterKeys(*kind))
+      own.push_back(std::move(key));
+    for (const std::string& key : keys) {
+      if (std::find(own.begin(), own.end(), key) == own.end() && m.has(key)) {
+        m.fail(key, "not a parameter of a " + name + "; expected one of: " + joined(own));
+      }
+    }
+    core::AttachedComponentSpec spec;
+    spec.kind = name;
+    spec.type = m.typeName("type");
+    // Default id: the rack's id and the kind's name ("row5/rack01/rear-door-hx").
+    spec.id = m.has("id") ? m.id("id") : rack.id.child(kind->name());
+    register_id(spec.id.str(), m, m.has("id") ? "id" : "kind");
+    // The data file: the kind's schema, read like any other data file.
+    const DataKind data_kind{kind->name(), kind->dataFolder(), "component type"};
+    const YamlDocument doc = open(data_kind, spec.type, m, "type");
+    std::vector<std::string> file_keys{"racktwin_data", "kind", "description", "source"};
+    for (std::string& key : componentParameterKeys(*kind))
+      file_keys.push_back(std::move(key));
+    const MapReader d = MapReader::root(doc, file_keys);
+    readHeader(d, data_kind);
+    d.optionalRecord("source", "where the data comes from");
+    std::vector<bool> given;
+    readComponentParameters(d, *kind, spec.values, given);
+    if (kind->takesPressureDrop()) spec.pressure_drop = readDropLaw(d, "pressure_drop");
+    d.finish();
+    // The scenario's overrides.
+    readComponentParameters(m, *kind, spec.values, given);
+    if (kind->takesPressureDrop() && (m.has("pressure_drop") || m.has("pressure_drop_table")))
+      spec.pressure_drop = readDropLaw(m, "pressure_drop");
+    const std::string water = m.has("water") ? m.string("water", "'cdu' or 'facility'")
+                                             : std::string(rack.cdu.empty() ? "facility" : "cdu");
+    double rho_cp = 0.0;
+    if (water == "cdu") {
+      spec.water = core::AttachedComponentSpec::Water::Cdu;
+      const auto cdu = std::find_if(cdus.begin(), cdus.end(),
+                                    [&](const core::CduSpec& c) { return c.id.str() == rack.cdu; });
+      if (cdu == cdus.end()) {
+        m.fail("water", "the rack has no CDU of its own (a rack on a ring cannot take a "
+                        "component on its CDU's water yet); give 'water: facility'");
+      }
+      const thermal::CoolantProperties props =
+          thermal::Coolant::fromSpec(coolant).at(cdu->T_supply_set);
+      rho_cp = props.rho * props.cp;
+    } else if (water == "facility") {
+      spec.water = core::AttachedComponentSpec::Water::Facility;
+      if (facility.loop.present) {
+        m.fail("water", "facility water is modelled as a loop here, which does not carry "
+                        "attached components yet; put the component on the rack's CDU "
+                        "('water: cdu') or take facility water as a boundary");
+      }
+      const thermal::CoolantProperties props = thermal::Coolant::water().at(facility.T_supply);
+      rho_cp = props.rho * props.cp;
+    } else {
+      m.fail("water", "expected 'cdu' or 'facility', got " + core::quoteForMessage(water));
+    }
+    finishAttachedComponent(m, "type", *kind, spec, given, dataFile(data_kind, spec.type).string(),
+                            rho_cp);
+    m.finish();
+    return spec;
+  }
+
   /// The data file of a CDU type, for messages.
   std::string cduDataFile(const std::string& type) const {
     return dataFile(kCduKind, type).string();
@@ -398,7 +495,7 @@ class DataLibrary {
         doc, {"racktwin_data", "kind", "description", "compute_trays", "gpus_per_compute_tray",
               "cpus_per_compute_tray", "switch_trays", "nvswitches_per_switch_tray",
               "compute_tray_air_power", "switch_tray_air_power", "gpu", "cpu", "nvswitch",
-              "quick_disconnect", "manifold_segment", "hose", "power"});
+              "quick_disconnect", "manifold_segment", "hose", "power", "air_flow"});
     readHeader(r, kRackKind);
     core::RackTypeSpec s;
     s.type = type;
@@ -410,6 +507,7 @@ class DataLibrary {
     s.compute_tray_air_P =
         r.quantity("compute_tray_air_power", Dimension::Power, Check::NonNegative);
     s.switch_tray_air_P = r.quantity("switch_tray_air_power", Dimension::Power, Check::NonNegative);
+    s.air_V_flow = r.quantityOr("air_flow", Dimension::VolumeFlow, 0.0, Check::NonNegative);
     s.gpu = readChip(
         r.map("gpu", {"power_limit", "idle_power", "heat_capacity", "junction_to_case_resistance",
                       "slowdown_temperature", "slowdown_release_temperature",
@@ -551,22 +649,43 @@ class DataLibrary {
     const MapReader r = MapReader::root(
         doc, {"racktwin_data", "kind", "description", "rated_heat", "approach",
               "secondary_nominal_flow", "facility_nominal_flow", "heat_exchanger", "strainer",
-              "pump", "supply_temperature_setpoint", "valve", "facility_side"});
+              "pump", "supply_temperature_setpoint", "valve", "facility_side", "air_coil"});
     readHeader(r, kCduKind);
     core::CduSpec c;
     c.type = type;
     c.Q_flow_nominal = r.quantity("rated_heat", Dimension::Power, Check::Positive);
-    c.approach_nominal = r.quantity("approach", Dimension::TemperatureDifference, Check::Positive);
     c.secondary_V_flow_nominal =
         r.quantity("secondary_nominal_flow", Dimension::VolumeFlow, Check::Positive);
-    c.facility_V_flow_nominal =
-        r.quantity("facility_nominal_flow", Dimension::VolumeFlow, Check::Positive);
-    const MapReader hx =
-        r.map("heat_exchanger",
-              {"secondary_pressure_drop", "secondary_pressure_drop_table", "secondary_volume"});
-    c.hx_secondary_dp = readDropLaw(hx, "secondary_pressure_drop");
-    c.hx_secondary_volume = hx.quantity("secondary_volume", Dimension::Volume, Check::Positive);
-    hx.finish();
+    if (r.has("air_coil")) {
+      // A liquid-to-air CDU: an air coil and fans in place of the plate exchanger, no facility
+      // water; `valve:` below drives the fans.
+      for (const char* key : {"approach", "facility_nominal_flow", "heat_exchanger", "facility_side"}) {
+        if (r.has(key)) {
+          r.fail(key, "a CDU with an air_coil rejects its heat to room air and has no facility "
+                      "water side; remove this key");
+        }
+      }
+      c.rejection = core::CduSpec::Rejection::RoomAir;
+      const thermal::CoolantComponentKind& kind = *thermal::findCoolantComponentKind("air-coil");
+      const MapReader coil = r.map("air_coil", componentParameterKeys(kind));
+      std::vector<bool> given;
+      readComponentParameters(coil, kind, c.air_coil, given);
+      c.air_coil_dp = readDropLaw(coil, "pressure_drop");
+      finishComponentParameters(r, "air_coil", kind, type, c.air_coil, c.air_coil_dp, given,
+                                dataFile(kCduKind, type).string(), 0.0);
+      coil.finish();
+    } else {
+      c.approach_nominal =
+          r.quantity("approach", Dimension::TemperatureDifference, Check::Positive);
+      c.facility_V_flow_nominal =
+          r.quantity("facility_nominal_flow", Dimension::VolumeFlow, Check::Positive);
+      const MapReader hx =
+          r.map("heat_exchanger",
+                {"secondary_pressure_drop", "secondary_pressure_drop_table", "secondary_volume"});
+      c.hx_secondary_dp = readDropLaw(hx, "secondary_pressure_drop");
+      c.hx_secondary_volume = hx.quantity("secondary_volume", Dimension::Volume, Check::Positive);
+      hx.finish();
+    }
     if (const auto strainer =
             r.optionalMap("strainer", {"pressure_drop", "pressure_drop_table", "volume"})) {
       c.has_strainer = true;
@@ -1102,6 +1221,21 @@ void requireRatableExchanger(const MapReader& m, const core::CduSpec& c, DataLib
   }
 }
 
+/// A liquid-to-air CDU's coil must be ratable with this site's coolant at its set-point.
+void requireRatableAirCoil(const MapReader& m, const core::CduSpec& c, DataLibrary& lib,
+                           const core::SiteSpec& site) {
+  const thermal::CoolantProperties secondary =
+      thermal::Coolant::fromSpec(site.secondary_coolant).at(c.T_supply_set);
+  const thermal::CoolantComponentKind& kind = *thermal::findCoolantComponentKind("air-coil");
+  thermal::ComponentParameters p{c.air_coil, c.air_coil_dp};
+  try {
+    kind.prepare(p, secondary.rho * secondary.cp);
+  } catch (const std::invalid_argument& e) {
+    m.fail("type", "CDU type '" + c.type + "' (" + lib.cduDataFile(c.type)
+                       + "): its air_coil cannot be rated with this coolant: " + e.what());
+  }
+}
+
 std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegistry& ids,
                                     bool facility_loop, const core::SiteSpec& site) {
   const ListReader list = r.list("cdus", "CDUs");
@@ -1115,7 +1249,8 @@ std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegi
     ids.add(id.str(), "CDU", m, "id");
     core::CduSpec c = lib.cdu(m, "type");
     c.id = id;
-    if (facility_loop && !(c.facility_valve.A_v > 0.0)) {
+    const bool air = c.rejection == core::CduSpec::Rejection::RoomAir;
+    if (facility_loop && !air && !(c.facility_valve.A_v > 0.0)) {
       m.fail("type", "CDU type '" + c.type + "' has no facility_side in its data file "
                          + lib.cduDataFile(c.type)
                          + "; a facility loop (facility_water.loop) needs each CDU's facility-side "
@@ -1141,6 +1276,11 @@ std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegi
     // Facility water as a boundary: the supply - return dp across the CDU that drives the flow
     // through its facility valve and exchanger (default: nominal flow at full opening).
     if (m.has("facility_differential_pressure")) {
+      if (air) {
+        m.fail("facility_differential_pressure",
+               "CDU type '" + c.type + "' rejects its heat to room air (air_coil): it has no "
+                   + "facility water");
+      }
       if (facility_loop) {
         m.fail("facility_differential_pressure",
                "applies only when facility water is a boundary; with facility_water.loop the "
@@ -1155,7 +1295,11 @@ std::vector<core::CduSpec> readCdus(const MapReader& r, DataLibrary& lib, IdRegi
       c.facility_dp_boundary =
           m.quantity("facility_differential_pressure", Dimension::Pressure, Check::Positive);
     }
-    requireRatableExchanger(m, c, lib, site);
+    if (air) {
+      requireRatableAirCoil(m, c, lib, site);
+    } else {
+      requireRatableExchanger(m, c, lib, site);
+    }
     c.headers = readHeaders(m);
     // Optional secondary pump speed PI on the least favoured rack's manifold dp.
     if (const auto pc =
@@ -1222,6 +1366,7 @@ struct RackOrigin {
 std::vector<core::RackSpec> readRacks(const MapReader& r, DataLibrary& lib, IdRegistry& ids,
                                       const std::vector<core::CduSpec>& cdus,
                                       const core::CoolantSpec& coolant,
+                                      const core::FacilityWaterSpec& facility,
                                       std::vector<RackOrigin>& origins) {
   const ListReader list = r.list("racks", "racks");
   if (list.size() == 0) r.fail("racks", "expected at least one rack");
@@ -1229,7 +1374,7 @@ std::vector<core::RackSpec> readRacks(const MapReader& r, DataLibrary& lib, IdRe
   for (std::size_t i = 0; i < list.size(); ++i) {
     const MapReader m =
         list.map(i, {"id", "type", "cdu", "gpu_power_limit", "gpu_slowdown_temperature",
-                     "gpu_slowdown_release_temperature", "gpu_cold_plate"});
+                     "gpu_slowdown_release_temperature", "gpu_cold_plate", "attach"});
     core::RackSpec rack;
     rack.id = m.id("id");
     ids.add(rack.id.str(), "rack", m, "id");
@@ -1267,6 +1412,15 @@ std::vector<core::RackSpec> readRacks(const MapReader& r, DataLibrary& lib, IdRe
                       ") must be below the slowdown temperature (" + degC(gpu.T_slowdown) +
                       "); set both gpu_slowdown_temperature and "
                       "gpu_slowdown_release_temperature");
+    }
+    if (const auto attach = m.optionalList("attach", "components attached to the rack")) {
+      for (std::size_t k = 0; k < attach->size(); ++k) {
+        rack.attachments.push_back(lib.attachment(
+            *attach, k, rack, cdus, coolant, facility,
+            [&](const std::string& id, const MapReader& at, std::string_view key) {
+              ids.add(id, "attached component", at, key);
+            }));
+      }
     }
     m.finish();
     racks.push_back(std::move(rack));
@@ -1887,7 +2041,8 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
                                  "expected a pipe (length, inner_diameter, roughness, cells)");
   }
   std::vector<RackOrigin> rack_origins;
-  site.racks = readRacks(r, lib, ids, site.cdus, site.secondary_coolant, rack_origins);
+  site.racks =
+      readRacks(r, lib, ids, site.cdus, site.secondary_coolant, site.facility, rack_origins);
   site.rings = readRings(r, site.cdus, site.racks, rack_origins, site.secondary_coolant, ids);
   detail::readLayout(r, site);  // rows and halls (LayoutOutputLoader.cpp)
   detail::readOutput(r, site);

@@ -129,13 +129,21 @@ std::string readFileBytes(const std::string& path) {
 // ---------------------------------------------------------------------------------------------
 // MapReader
 
+namespace {
+std::vector<std::string> keyList(std::initializer_list<std::string_view> allowed) {
+  return std::vector<std::string>(allowed.begin(), allowed.end());
+}
+}  // namespace
+
 MapReader::MapReader(std::string file, const YAML::Node& node, std::string path,
                      std::initializer_list<std::string_view> allowed, const YAML::Mark& where)
-    : file_(std::move(file)), path_(std::move(path)), mark_(where) {
+    : MapReader(std::move(file), node, std::move(path), keyList(allowed), where) {}
+
+MapReader::MapReader(std::string file, const YAML::Node& node, std::string path,
+                     std::vector<std::string> allowed, const YAML::Mark& where)
+    : file_(std::move(file)), path_(std::move(path)), mark_(where), allowed_(std::move(allowed)) {
   // A nested map is reported at its key ("simulation:"), a list item or root at its first token.
   if (mark_.is_null()) mark_ = node.Mark();
-  for (std::string_view a : allowed)
-    allowed_.emplace_back(a);
   if (!node.IsMap()) {
     throw core::InputError(
         locate(file_, mark_), path_,
@@ -169,6 +177,9 @@ MapReader::MapReader(std::string file, const YAML::Node& node, std::string path,
 MapReader MapReader::root(const YamlDocument& doc,
                           std::initializer_list<std::string_view> allowed) {
   return MapReader(doc.file, doc.root, "", allowed, YAML::Mark::null_mark());
+}
+MapReader MapReader::root(const YamlDocument& doc, std::vector<std::string> allowed) {
+  return MapReader(doc.file, doc.root, "", std::move(allowed), YAML::Mark::null_mark());
 }
 
 bool MapReader::has(std::string_view key) const {
@@ -393,11 +404,11 @@ std::string MapReader::typeName(std::string_view key) const {
 
 MapReader MapReader::map(std::string_view key,
                          std::initializer_list<std::string_view> allowed) const {
-  std::string keys;
-  for (std::string_view a : allowed)
-    keys += (keys.empty() ? "" : ", ") + std::string(a);
-  const Entry& e = require(key, "a map with the keys " + keys);
-  return MapReader(file_, e.value, keyPath(key), allowed, e.key_mark);
+  return map(key, keyList(allowed));
+}
+MapReader MapReader::map(std::string_view key, std::vector<std::string> allowed) const {
+  const Entry& e = require(key, "a map with the keys " + joined(allowed));
+  return MapReader(file_, e.value, keyPath(key), std::move(allowed), e.key_mark);
 }
 
 std::optional<MapReader> MapReader::optionalMap(
@@ -476,9 +487,12 @@ void ListReader::failItem(std::size_t i, const std::string& message) const {
 }
 
 MapReader ListReader::map(std::size_t i, std::initializer_list<std::string_view> allowed) const {
+  return map(i, keyList(allowed));
+}
+MapReader ListReader::map(std::size_t i, std::vector<std::string> allowed) const {
   RACKTWIN_ASSERT(i < items_.size(), "list index out of range");
   const YAML::Mark m = items_[i].Mark().is_null() ? mark_ : items_[i].Mark();
-  return MapReader(file_, items_[i], itemPath(i), allowed, m);
+  return MapReader(file_, items_[i], itemPath(i), std::move(allowed), m);
 }
 
 double ListReader::quantity(std::size_t i, core::Dimension d, Check check, Kind kind) const {

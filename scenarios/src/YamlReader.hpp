@@ -71,9 +71,13 @@ class MapReader {
   /// messages: the key of a nested map; a null mark means the node's own position.
   MapReader(std::string file, const YAML::Node& node, std::string path,
             std::initializer_list<std::string_view> allowed, const YAML::Mark& where);
+  /// The same with keys known only at run time (a component kind's schema).
+  MapReader(std::string file, const YAML::Node& node, std::string path,
+            std::vector<std::string> allowed, const YAML::Mark& where);
 
   /// The root map of a document.
   static MapReader root(const YamlDocument& doc, std::initializer_list<std::string_view> allowed);
+  static MapReader root(const YamlDocument& doc, std::vector<std::string> allowed);
 
   const std::string& file() const noexcept { return file_; }
   const std::string& path() const noexcept { return path_; }
@@ -126,6 +130,7 @@ class MapReader {
   std::string typeName(std::string_view key) const;
 
   MapReader map(std::string_view key, std::initializer_list<std::string_view> allowed) const;
+  MapReader map(std::string_view key, std::vector<std::string> allowed) const;
   std::optional<MapReader> optionalMap(std::string_view key,
                                        std::initializer_list<std::string_view> allowed) const;
   /// Checks that an optional key holds a map and leaves its content unread: records a tool keeps
@@ -173,6 +178,7 @@ class ListReader {
   [[noreturn]] void failItem(std::size_t i, const std::string& message) const;
 
   MapReader map(std::size_t i, std::initializer_list<std::string_view> allowed) const;
+  MapReader map(std::size_t i, std::vector<std::string> allowed) const;
   double quantity(std::size_t i, core::Dimension d, Check check = Check::Any,
                   Kind kind = Kind::Default) const;
   std::string string(std::size_t i, std::string_view expected) const;

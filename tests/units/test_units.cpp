@@ -209,3 +209,71 @@ TEST_CASE("a temperature below absolute zero is rejected", "[units]") {
   // A negative difference is fine: the caller decides whether the sign makes sense.
   CHECK(q("-3 K", Dimension::TemperatureDifference) == Approx(-3.0).epsilon(kRel));
 }
+
+// The US customary display (racktwin run --units us, export-csv --units us) against the unit
+// definitions written out here: NIST SP 811 (2008), Appendix B, and ASHRAE's ton of refrigeration
+// (12,000 Btu/h with the International Table Btu, 1055.05585262 J exactly).
+TEST_CASE("US customary display units follow their definitions", "[units]") {
+  using racktwin::core::usCustomaryFromMetric;
+  using racktwin::core::usCustomaryFromSi;
+  auto shown = [](const racktwin::core::DisplayUnit& u, double v) {
+    return v * u.scale + u.offset;
+  };
+  const double gpm_m3s = kGallonDef_m3 / 60.0;  // 6.30901964e-5 m3/s (NIST: 6.309020 E-05)
+  const double btu_J = 1055.05585262;
+  const double ton_W = 12000.0 * btu_J / 3600.0;  // 3516.8528 W (NIST: 3.516853 E+03)
+  const double psi_Pa = kPound_kg * kStandardGravity / (kInch_m * kInch_m);
+
+  SECTION("from SI, as result datasets carry their units") {
+    const auto degF = usCustomaryFromSi("K", false).value();
+    CHECK(degF.unit == "degF");
+    CHECK(shown(degF, 273.15) == Approx(32.0).epsilon(kRel));   // ice point
+    CHECK(shown(degF, 373.15) == Approx(212.0).epsilon(kRel));  // steam point
+    CHECK(shown(degF, 0.0) == Approx(-459.67).epsilon(kRel));   // absolute zero, degR = 0
+    const auto gpm = usCustomaryFromSi("m3/s", false).value();
+    CHECK(gpm.unit == "gpm");
+    CHECK(shown(gpm, gpm_m3s) == Approx(1.0).epsilon(kRel));
+    CHECK(shown(usCustomaryFromSi("Pa", false).value(), psi_Pa) == Approx(1.0).epsilon(kRel));
+    CHECK(shown(usCustomaryFromSi("m3", false).value(), kGallonDef_m3)
+          == Approx(1.0).epsilon(kRel));
+    CHECK(shown(usCustomaryFromSi("m", false).value(), 12 * kInch_m) == Approx(1.0).epsilon(kRel));
+    CHECK(shown(usCustomaryFromSi("kg/s", false).value(), kPound_kg / 60.0)
+          == Approx(1.0).epsilon(kRel));  // lb/min
+    // Heat flows in Btu/h and heat in ton-hours; electrical power and energy stay kW and kWh.
+    const auto btuh = usCustomaryFromSi("W", true).value();
+    CHECK(btuh.unit == "Btu/h");
+    CHECK(shown(btuh, btu_J / 3600.0) == Approx(1.0).epsilon(kRel));
+    CHECK(shown(btuh, ton_W) == Approx(12000.0).epsilon(kRel));
+    CHECK(usCustomaryFromSi("W", false).value().unit == "kW");
+    CHECK(shown(usCustomaryFromSi("W", false).value(), 1500.0) == Approx(1.5).epsilon(kRel));
+    const auto tonh = usCustomaryFromSi("J", true).value();
+    CHECK(tonh.unit == "ton-h");
+    CHECK(shown(tonh, ton_W * 3600.0) == Approx(1.0).epsilon(kRel));
+    CHECK(shown(usCustomaryFromSi("J", false).value(), 3.6e6) == Approx(1.0).epsilon(kRel));
+    // Units with no US customary form are shown as they are.
+    for (const char* unit : {"s", "Hz", "V", "A", "", "1"})
+      CHECK_FALSE(usCustomaryFromSi(unit, false).has_value());
+  }
+  SECTION("from the summary's metric display units") {
+    CHECK(shown(usCustomaryFromMetric("degC", false).value(), 100.0)
+          == Approx(212.0).epsilon(kRel));
+    CHECK(shown(usCustomaryFromMetric("degC", false).value(), -40.0)
+          == Approx(-40.0).epsilon(kRel));
+    const auto delta = usCustomaryFromMetric("K", false).value();  // a temperature difference
+    CHECK(delta.unit == "delta_degF");
+    CHECK(shown(delta, 10.0) == Approx(18.0).epsilon(kRel));
+    CHECK(shown(usCustomaryFromMetric("kPa", false).value(), psi_Pa / 1e3)
+          == Approx(1.0).epsilon(kRel));
+    CHECK(shown(usCustomaryFromMetric("L/min", false).value(), gpm_m3s * 60e3)
+          == Approx(1.0).epsilon(kRel));
+    CHECK(shown(usCustomaryFromMetric("L", false).value(), kGallonDef_m3 * 1e3)
+          == Approx(1.0).epsilon(kRel));
+    CHECK(shown(usCustomaryFromMetric("kW", true).value(), ton_W / 1e3)
+          == Approx(1.0).epsilon(kRel));
+    CHECK(shown(usCustomaryFromMetric("kWh", true).value(), ton_W / 1e3)
+          == Approx(1.0).epsilon(kRel));
+    // Electrical kW and kWh are kept.
+    CHECK_FALSE(usCustomaryFromMetric("kW", false).has_value());
+    CHECK_FALSE(usCustomaryFromMetric("kWh", false).has_value());
+  }
+}

@@ -8,13 +8,15 @@
 #include <vector>
 
 #include "CoolingModelImpl.hpp"
+#include "components/BuiltinKinds.hpp"
 #include "racktwin/core/Error.hpp"
 
 namespace racktwin::thermal {
 namespace {
 
+using cooling::CduUnit;
+using cooling::CoolantLoop;
 using cooling::Index;
-using cooling::LinkRole;
 
 std::string twoDigits(const char* prefix, int n) {
   char buffer[32];
@@ -22,48 +24,56 @@ std::string twoDigits(const char* prefix, int n) {
   return buffer;
 }
 
-double pipeVolume(const core::PipeSpec& pipe) {
-  return 0.25 * std::numbers::pi * pipe.diameter * pipe.diameter * pipe.length;
-}
-
 }  // namespace
 
-// Adds nodes, links and their cells to one loop under construction.
+// Adds nodes, links and their cells to one loop under construction. Every link is a coolant
+// component of a registered kind: the kind gives its law, volume, cells and thermal role.
 struct CoolingModel::Impl::LoopBuilder {
   Impl& m;
-  Loop& loop;
+  const core::SiteSpec& site;
+  CoolantLoop& loop;
   std::uint32_t loop_index;
   std::vector<LinkLaw> laws;
 
   Index node(const std::string& id) { return loop.network.addNode(id); }
 
-  Index link(const std::string& id, Index a, Index b, const LinkLaw& law, double volume, int cells,
-             LinkRole role = LinkRole::Plain, std::int32_t die = -1, std::int32_t unit = -1) {
+  /// A component from port_a `a` to port_b `b`. A ChipPlate names its die; a HeatSource or an
+  /// Exchanger gets a coupling slot, returned in `coupling`.
+  Index link(const CoolantComponentKind& kind, const std::string& id, Index a, Index b,
+             const ComponentParameters& p, std::int32_t die = -1,
+             std::uint32_t* coupling = nullptr) {
     const Index l = loop.network.addLink(id, a, b);
-    laws.push_back(law);
-    Link link;
-    link.role = role;
+    laws.push_back(kind.law(p));
+    cooling::Link link;
+    link.role = kind.role();
     link.die = die;
-    link.unit = unit;
-    link.cell_begin = static_cast<std::uint32_t>(m.cell_C.size());
-    cells = std::max(cells, 1);
+    if (link.role == ThermalRole::HeatSource || link.role == ThermalRole::Exchanger) {
+      link.coupling = static_cast<std::int32_t>(m.couplings.size());
+      m.couplings.emplace_back();
+      if (coupling != nullptr) *coupling = static_cast<std::uint32_t>(link.coupling);
+      (link.role == ThermalRole::Exchanger ? loop.exchanger_links : loop.source_links).push_back(l);
+    }
+    RACKTWIN_ASSERT((link.role == ThermalRole::ChipPlate) == (die >= 0),
+                    "a cold plate, and only a cold plate, names its die");
+    const double volume = kind.volume(p);
+    const int cells = std::max(kind.cells(p), 1);
+    link.cell_begin = static_cast<std::uint32_t>(m.cells.C.size());
     for (int k = 0; k < cells; ++k)
-      m.cell_C.push_back(std::max(volume / cells, cooling::kVolumeSmallest));
-    link.cell_end = static_cast<std::uint32_t>(m.cell_C.size());
+      m.cells.C.push_back(std::max(volume / cells, cooling::kVolumeSmallest));
+    link.cell_end = static_cast<std::uint32_t>(m.cells.C.size());
     loop.links.push_back(link);
     return l;
   }
 
   Index pipe(const std::string& id, Index a, Index b, const core::PipeSpec& p) {
-    return link(id, a, b, LinkLaw::makePipe(p), pipeVolume(p), p.cells);
+    return link(components::pipeKind(), id, a, b, components::pipeParameters(p));
   }
 
   /// The CDU's own train from its suction node to its supply node: pump, exchanger, strainer.
   void cdu(std::uint32_t unit_index, Index suction, Index supply) {
-    Unit& unit = m.units[unit_index];
+    CduUnit& unit = m.units[unit_index];
     const core::CduSpec& cdu = *unit.cdu;
     const std::string base = cdu.id.str();
-    const auto u = static_cast<std::int32_t>(unit_index);
     unit.loop = loop_index;
     unit.tear = static_cast<std::uint32_t>(loop.tears.size());
     unit.suction = suction;
@@ -71,18 +81,20 @@ struct CoolingModel::Impl::LoopBuilder {
     loop.units.push_back(unit_index);
     loop.tears.push_back(suction);
     const Index pump_out = node(base + "/pump_outlet");
-    unit.pump_link = link(base + "/pump", suction, pump_out, LinkLaw::makePump(cdu.pump),
-                          cdu.pump.volume, 1, LinkRole::Pump, -1, u);
+    unit.pump_link = link(components::pumpKind(), base + "/pump", suction, pump_out,
+                          components::pumpParameters(cdu.pump), -1, &unit.pump_coupling);
+    // The exchanger: a plate exchanger to facility water, or a liquid-to-air CDU's air coil.
+    const bool air = cdu.rejection == core::CduSpec::Rejection::RoomAir;
+    const CoolantComponentKind& hx_kind =
+        air ? *findCoolantComponentKind("air-coil") : components::plateHeatExchangerKind();
+    const ComponentParameters hx = air ? ComponentParameters{cdu.air_coil, cdu.air_coil_dp}
+                                       : components::plateHeatExchangerParameters(cdu);
+    const Index hx_out = cdu.has_strainer ? node(base + "/hx_outlet") : supply;
+    unit.hx_link = link(hx_kind, base + "/hx", pump_out, hx_out, hx, -1, &unit.hx_coupling);
     if (cdu.has_strainer) {
       // The strainer sits after the exchanger, in series, with its own law and volume.
-      const Index hx_out = node(base + "/hx_outlet");
-      unit.hx_link = link(base + "/hx", pump_out, hx_out, LinkLaw::makeDrop(cdu.hx_secondary_dp),
-                          cdu.hx_secondary_volume, 1, LinkRole::HeatExchanger, -1, u);
-      unit.strainer_link = link(base + "/strainer", hx_out, supply,
-                                LinkLaw::makeDrop(cdu.strainer_dp), cdu.strainer_volume, 1);
-    } else {
-      unit.hx_link = link(base + "/hx", pump_out, supply, LinkLaw::makeDrop(cdu.hx_secondary_dp),
-                          cdu.hx_secondary_volume, 1, LinkRole::HeatExchanger, -1, u);
+      unit.strainer_link = link(components::strainerKind(), base + "/strainer", hx_out, supply,
+                                components::strainerParameters(cdu));
     }
   }
 
@@ -116,7 +128,29 @@ struct CoolingModel::Impl::LoopBuilder {
     loop.rack_return_tap.push_back(return_first);
     Index supply_tap = supply_first;
     Index return_tap = return_first;
+    // Components attached on the CDU's water run from the rack's supply tap to its return tap,
+    // in parallel with the manifolds (a rear door's coil fed from the same hoses).
+    for (const core::AttachedComponentSpec& a : rack.attachments) {
+      if (a.water != core::AttachedComponentSpec::Water::Cdu) continue;
+      const CoolantComponentKind& kind = *findCoolantComponentKind(a.kind);
+      ComponentParameters p{a.values, std::nullopt};
+      if (kind.takesPressureDrop()) p.pressure_drop = a.pressure_drop;
+      const core::CduSpec& cdu = *m.units[loop.units.front()].cdu;
+      const CoolantProperties props =
+          Coolant::fromSpec(site.secondary_coolant).at(cdu.T_supply_set);
+      kind.prepare(p, props.rho * props.cp);
+      cooling::RackAirExchangers::Item item;
+      item.kind = &kind;
+      item.id = a.id.str();
+      item.rack = rack_index;
+      item.rack_air_V_flow = type.air_V_flow;
+      item.loop = static_cast<std::int32_t>(loop_index);
+      item.link = link(kind, a.id.str(), supply_first, return_first, p, -1, &item.coupling);
+      item.p = std::move(p);
+      m.rack_exchangers.addOnLoop(std::move(item));
+    }
     const core::SiteLayout& L = *m.layout;
+    const ComponentParameters qd = components::quickDisconnectParameters(type.quick_disconnect);
     for (std::size_t k = 0; k < trays.size(); ++k) {
       if (k > 0) {
         const std::string tap = twoDigits("tap", static_cast<int>(k + 1));
@@ -135,21 +169,17 @@ struct CoolingModel::Impl::LoopBuilder {
       m.tray_ids.push_back(tid);
       const Index tray_in = node(tid + "/inlet");
       const Index tray_out = node(tid + "/outlet");
-      const LinkLaw qd = LinkLaw::makePowerLaw(type.quick_disconnect);
       loop.tray_links.push_back(
-          link(tid + "/qd_supply", supply_tap, tray_in, qd, cooling::kQuickDisconnectVolume, 1));
+          link(components::quickDisconnectKind(), tid + "/qd_supply", supply_tap, tray_in, qd));
       loop.tray_return_links.push_back(
-          link(tid + "/qd_return", tray_out, return_tap, qd, cooling::kQuickDisconnectVolume, 1));
+          link(components::quickDisconnectKind(), tid + "/qd_return", tray_out, return_tap, qd));
 
       auto plate = [&](cooling::ChipKind kind, std::uint32_t chip, const core::ChipSpec& spec,
                        const std::string& chip_id) {
-        const auto die = static_cast<std::int32_t>(m.dies.size());
-        const Index l = link(chip_id + "/cold_plate", tray_in, tray_out,
-                             LinkLaw::makePowerLaw(spec.cold_plate.dp), spec.cold_plate.volume, 1,
-                             LinkRole::ColdPlate, die);
-        m.dies.push_back(Die{kind, chip, loop_index, l, &spec});
-        m.die_C.push_back(spec.heat_capacity);
-        m.die_R_jc.push_back(spec.R_junction_case);
+        const auto die = static_cast<std::int32_t>(m.chips.dies.size());
+        const Index l = link(components::coldPlateKind(), chip_id + "/cold_plate", tray_in,
+                             tray_out, components::coldPlateParameters(spec.cold_plate), die);
+        m.chips.add(kind, chip, loop_index, l, spec);
       };
       const auto tray0 = static_cast<std::uint32_t>(tray.number - 1);
       if (tray.compute) {
@@ -176,7 +206,7 @@ struct CoolingModel::Impl::LoopBuilder {
 
 void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayout& site_layout) {
   layout = &site_layout;
-  room = site.room;
+  room.spec = site.room;
   units.resize(site.cdus.size());
   for (std::size_t c = 0; c < site.cdus.size(); ++c) {
     units[c].cdu = &site.cdus[c];
@@ -201,11 +231,11 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
   // Rings: supply and return mains, each a closed ring of segments through one tap per CDU or
   // rack in the listed order. A CDU pumps from its return-main tap into its supply-main tap.
   for (const core::SecondaryRingSpec& ring : site.rings) {
-    Loop& loop = loops.emplace_back();
+    CoolantLoop& loop = loops.emplace_back();
     loop.name = ring.id.str();
-    LoopBuilder b{*this, loop, static_cast<std::uint32_t>(loops.size() - 1), {}};
-    loop.cell_begin = static_cast<std::uint32_t>(cell_C.size());
-    loop.die_begin = static_cast<std::uint32_t>(dies.size());
+    LoopBuilder b{*this, site, loop, static_cast<std::uint32_t>(loops.size() - 1), {}};
+    loop.cell_begin = static_cast<std::uint32_t>(cells.C.size());
+    loop.die_begin = static_cast<std::uint32_t>(chips.dies.size());
     const std::string base = ring.id.str();
     const auto n = static_cast<int>(ring.taps.size());
     std::vector<Index> supply(ring.taps.size()), ret(ring.taps.size());
@@ -241,11 +271,11 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
   for (std::size_t c = 0; c < site.cdus.size(); ++c) {
     if (on_ring[c] != 0) continue;
     const core::CduSpec& cdu = site.cdus[c];
-    Loop& loop = loops.emplace_back();
+    CoolantLoop& loop = loops.emplace_back();
     loop.name = cdu.id.str();
-    LoopBuilder b{*this, loop, static_cast<std::uint32_t>(loops.size() - 1), {}};
-    loop.cell_begin = static_cast<std::uint32_t>(cell_C.size());
-    loop.die_begin = static_cast<std::uint32_t>(dies.size());
+    LoopBuilder b{*this, site, loop, static_cast<std::uint32_t>(loops.size() - 1), {}};
+    loop.cell_begin = static_cast<std::uint32_t>(cells.C.size());
+    loop.die_begin = static_cast<std::uint32_t>(chips.dies.size());
     const std::string base = cdu.id.str();
     loop.tank = b.node(base + "/tank");
     const Index supply_node = b.node(base + "/supply");
@@ -297,35 +327,42 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
   }
 
   if (site.facility.loop.present) {
-    facility = std::make_unique<FacilityLoop>(site.facility, site.cdus, site.ambient);
-    facility_Q_cdu.assign(site.cdus.size(), 0.0);
+    // Liquid-to-air CDUs have no facility water: the loop serves the others, in site order.
+    for (std::size_t c = 0; c < site.cdus.size(); ++c) {
+      if (site.cdus[c].rejection != core::CduSpec::Rejection::FacilityWater) continue;
+      units[c].facility_index = static_cast<std::int32_t>(facility_cdus.size());
+      facility_cdus.push_back(site.cdus[c]);
+    }
+    facility = std::make_unique<FacilityLoop>(site.facility, facility_cdus, site.ambient);
+    facility_Q_cdu.assign(facility_cdus.size(), 0.0);
   }
 
-  const std::size_t n_dies = dies.size();
-  gpu_die.assign(site_layout.gpu_count, kNoDie);
-  cpu_die.assign(site_layout.cpu_count, kNoDie);
-  switch_die.assign(site_layout.switch_count, kNoDie);
-  for (std::size_t d = 0; d < n_dies; ++d) {
-    std::vector<std::uint32_t>& of = dies[d].kind == ChipKind::Gpu   ? gpu_die
-                                     : dies[d].kind == ChipKind::Cpu ? cpu_die
-                                                                     : switch_die;
-    of[dies[d].chip] = static_cast<std::uint32_t>(d);
+  // Attached components on facility water (a boundary): outside every loop.
+  const CoolantProperties water = Coolant::water().at(site.facility.T_supply);
+  for (std::uint32_t r = 0; r < site.racks.size(); ++r) {
+    for (const core::AttachedComponentSpec& a : site.racks[r].attachments) {
+      if (a.water != core::AttachedComponentSpec::Water::Facility) continue;
+      const CoolantComponentKind& kind = *findCoolantComponentKind(a.kind);
+      ComponentParameters p{a.values, std::nullopt};
+      if (kind.takesPressureDrop()) p.pressure_drop = a.pressure_drop;
+      kind.prepare(p, water.rho * water.cp);
+      cooling::RackAirExchangers::Item item;
+      item.kind = &kind;
+      item.id = a.id.str();
+      item.rack = r;
+      item.rack_air_V_flow = site.racks[r].type.air_V_flow;
+      item.p = std::move(p);
+      rack_exchangers.addOnFacilityWater(std::move(item), water.rho * water.cp);
+    }
   }
-  for (auto* v : {&die_T, &die_T_old, &die_alpha, &die_P, &die_R, &die_T_junction, &die_g, &die_inv,
-                  &die_store})
-    v->assign(n_dies, 0.0);
-  const std::size_t n_cells = cell_C.size();
-  for (auto* v : {&cell_T, &cell_T_old, &cell_alpha})
+  rack_exchangers.finishBuild();
+  rack_air_P.assign(site_layout.rack_count, 0.0);
+  chips.finishBuild(site_layout);
+  const std::size_t n_cells = cells.C.size();
+  for (auto* v : {&cells.T, &cells.T_old, &cells.alpha})
     v->assign(n_cells, 0.0);
-  gpu_T_j.assign(site_layout.gpu_count, 0.0);
-  gpu_T_j_peak.assign(site_layout.gpu_count, 0.0);
-  gpu_throttled_record.assign(site_layout.gpu_count, 0.0);
-  gpu_shutdown_record.assign(site_layout.gpu_count, 0.0);
-  gpu_V_flow.assign(site_layout.gpu_count, 0.0);
   rack_dp_available.assign(site_layout.rack_count, 0.0);
   rack_V_flow.assign(site_layout.rack_count, 0.0);
-  cpu_T_j.assign(site_layout.cpu_count, 0.0);
-  switch_T_j.assign(site_layout.switch_count, 0.0);
   tray_V_flow.assign(tray_ids.size(), 0.0);
   tray_T_out.assign(tray_ids.size(), 0.0);
   const std::size_t n_cdu = units.size();
@@ -337,11 +374,8 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
 }
 
 // Fluid, exchangers, pumps and the solver of a loop whose network is complete.
-void CoolingModel::Impl::finishLoop(Loop& loop, const core::SiteSpec& site,
+void CoolingModel::Impl::finishLoop(CoolantLoop& loop, const core::SiteSpec& site,
                                     std::vector<LinkLaw> laws) {
-  loop.cell_end = static_cast<std::uint32_t>(cell_C.size());
-  loop.die_end = static_cast<std::uint32_t>(dies.size());
-  const core::FlowNetwork& net = loop.network;
   // Fluid properties at the first CDU's supply set-point (viscosity follows the loop later).
   const double T_set = units[loop.units.front()].cdu->T_supply_set;
   loop.coolant = Coolant::fromSpec(site.secondary_coolant);
@@ -350,72 +384,55 @@ void CoolingModel::Impl::finishLoop(Loop& loop, const core::SiteSpec& site,
   loop.cp = props.cp;
   loop.T_hydraulics = T_set;
   // Cells were sized in m3; from here on they hold heat capacities in J/K.
-  for (std::uint32_t c = loop.cell_begin; c < loop.cell_end; ++c)
-    cell_C[c] *= props.rho * props.cp;
+  for (std::uint32_t c = loop.cell_begin; c < cells.C.size(); ++c)
+    cells.C[c] *= props.rho * props.cp;
+  for (const std::uint32_t u : loop.units)
+    units[u].configure(site, props);
+  loop.finish(std::move(laws), cells.C.size(), chips.dies.size());
+}
 
-  const CoolantProperties water = Coolant::water().at(site.facility.T_supply);
-  for (const std::uint32_t u : loop.units) {
-    Unit& unit = units[u];
-    const core::CduSpec& cdu = *unit.cdu;
-    unit.T_supply_set = cdu.T_supply_set;
-    unit.facility_C_nominal = cdu.facility_V_flow_nominal * water.rho * water.cp;
-    if (!site.facility.loop.present && cdu.facility_valve.A_v > 0.0) {
-      unit.facility_branch.emplace(cdu.facility_valve, cdu.hx_facility_dp,
-                                   cdu.facility_V_flow_nominal, cdu.facility_dp_boundary,
-                                   FluidState{water.rho, water.mu});
-    }
-    const double C_secondary_nominal = cdu.secondary_V_flow_nominal * props.rho * props.cp;
-    unit.hx = CounterFlowHeatExchanger::fromRating(cdu.Q_flow_nominal, C_secondary_nominal,
-                                                   unit.facility_C_nominal, cdu.approach_nominal);
-    unit.pump_speed = cdu.pump.speed;
-    unit.pump_drive.tau = CriticallyDampedFilter::timeConstant(cdu.pump_rise_time);
-    unit.pumps_running = cdu.pumps_duty;
-    unit.pumps_healthy = cdu.pumps_installed;
-    unit.T_facility_supply = site.facility.T_supply;
-  }
-
-  loop.solver = std::make_unique<HydraulicSolver>(net, std::move(laws), loop.tank, 0.0);
+void CoolantLoop::finish(std::vector<LinkLaw> laws, std::size_t cells_end, std::size_t dies_end) {
+  cell_end = static_cast<std::uint32_t>(cells_end);
+  die_end = static_cast<std::uint32_t>(dies_end);
+  const core::FlowNetwork& net = network;
+  solver = std::make_unique<HydraulicSolver>(net, std::move(laws), tank, 0.0);
   const std::size_t n_nodes = net.nodeCount();
   const std::size_t n_links = net.linkCount();
-  const std::size_t m = loop.width();
-  loop.tear_of.assign(n_nodes, -1);
+  const std::size_t m = width();
+  tear_of.assign(n_nodes, -1);
   for (std::size_t j = 0; j < m; ++j)
-    loop.tear_of[loop.tears[j]] = static_cast<std::int32_t>(j);
-  loop.C_link.assign(n_links, 0.0);
-  loop.link_up.assign(n_links, 0);
-  loop.link_down.assign(n_links, 0);
-  loop.in_begin.assign(n_nodes + 1, 0);
-  loop.out_begin.assign(n_nodes + 1, 0);
-  loop.in_links.assign(n_links, 0);
-  loop.out_links.assign(n_links, 0);
-  loop.order.reserve(n_nodes);
-  loop.node_alpha.assign(n_nodes, 0.0);
-  loop.node_T.assign(n_nodes, 0.0);
-  loop.node_beta.assign(n_nodes * m, 0.0);
-  loop.cell_beta.assign(static_cast<std::size_t>(loop.cell_end - loop.cell_begin) * m, 0.0);
-  loop.die_beta.assign(static_cast<std::size_t>(loop.die_end - loop.die_begin) * m, 0.0);
-  loop.closure.assign(m * (m + 1), 0.0);
-  loop.cell_inv_diag.assign(loop.cell_end - loop.cell_begin, 0.0);
-  loop.in_last_cell.assign(n_links, 0);
-  loop.in_weight.assign(n_links, 0.0);
-  loop.still_links.reserve(n_links);
-  loop.x.assign(m, 0.0);
-  loop.flow_scratch.assign(n_links, 0.0);
-  loop.in_fill.assign(n_nodes, 0);
-  loop.out_fill.assign(n_nodes, 0);
-  loop.direction.assign(n_links, 2);  // no pattern yet
-  {
-    const std::size_t n_loop_dies = loop.die_end - loop.die_begin;
-    loop.plate_cell_begin.assign(n_loop_dies, 0);
-    loop.plate_cell_end.assign(n_loop_dies, 0);
-    loop.plate_up.assign(n_loop_dies, 0);
-    loop.plate_C_flow.assign(n_loop_dies, 0.0);
-    loop.plate_C_cells.assign(n_loop_dies, 0.0);
-  }
+    tear_of[tears[j]] = static_cast<std::int32_t>(j);
+  C_link.assign(n_links, 0.0);
+  link_up.assign(n_links, 0);
+  link_down.assign(n_links, 0);
+  in_begin.assign(n_nodes + 1, 0);
+  out_begin.assign(n_nodes + 1, 0);
+  in_links.assign(n_links, 0);
+  out_links.assign(n_links, 0);
+  order.reserve(n_nodes);
+  node_alpha.assign(n_nodes, 0.0);
+  node_T.assign(n_nodes, 0.0);
+  node_beta.assign(n_nodes * m, 0.0);
+  cell_beta.assign(static_cast<std::size_t>(cell_end - cell_begin) * m, 0.0);
+  die_beta.assign(static_cast<std::size_t>(die_end - die_begin) * m, 0.0);
+  closure.assign(m * (m + 1), 0.0);
+  cell_inv_diag.assign(cell_end - cell_begin, 0.0);
+  in_last_cell.assign(n_links, 0);
+  in_weight.assign(n_links, 0.0);
+  still_links.reserve(n_links);
+  x.assign(m, 0.0);
+  flow_scratch.assign(n_links, 0.0);
+  in_fill.assign(n_nodes, 0);
+  out_fill.assign(n_nodes, 0);
+  direction.assign(n_links, 2);  // no pattern yet
+  const std::size_t n_loop_dies = die_end - die_begin;
+  plate_cell_begin.assign(n_loop_dies, 0);
+  plate_cell_end.assign(n_loop_dies, 0);
+  plate_up.assign(n_loop_dies, 0);
+  plate_C_flow.assign(n_loop_dies, 0.0);
+  plate_C_cells.assign(n_loop_dies, 0.0);
   if (m == 1) {
-    Loop::SingleSweep& single = loop.single;
-    const std::size_t n_cells = loop.cell_end - loop.cell_begin;
-    const std::size_t n_loop_dies = loop.die_end - loop.die_begin;
+    const std::size_t n_cells = cell_end - cell_begin;
     for (auto* v : {&single.p, &single.f, &single.s, &single.gamma})
       v->assign(n_cells, 0.0);
     for (auto* v : {&single.die_a, &single.die_b, &single.die_d1, &single.die_e, &single.die_d0,

@@ -13,20 +13,23 @@
 
 namespace racktwin::thermal {
 
-using cooling::ChipKind;
+using cooling::CduUnit;
+using cooling::ChipThermal;
+using cooling::CoolantLoop;
 
 void CoolingModel::Impl::recordDesignPoint() {
   // Facility engineers' questions at the design point: where the pumps run, how evenly the cold
   // plates are fed, and how much differential pressure the least favoured rack sees.
   design = DesignPoint{};
-  for (const Unit& unit : units) {
+  for (const CduUnit& unit : units) {
     design.pump_V_flow += unit.V_secondary;
     design.pump_dp = std::max(design.pump_dp, unit.pump_dp);
     design.pump_P += unit.pump_P_electric;
   }
   double sum = 0.0;
+  const std::vector<ChipThermal::Die>& dies = chips.dies;
   design.plate_V_min = dies.empty() ? 0.0 : 1e300;
-  for (const Die& die : dies) {
+  for (const ChipThermal::Die& die : dies) {
     const double V = std::abs(loops[die.loop].solver->V_flow()[die.link]);
     design.plate_V_min = std::min(design.plate_V_min, V);
     design.plate_V_max = std::max(design.plate_V_max, V);
@@ -41,16 +44,16 @@ void CoolingModel::Impl::recordDesignPoint() {
   // The operating point against the system curve, for the CDU with the highest head: the system
   // curve is traced by the solver itself at 90 % of the pump speed (a single-CDU loop's system
   // does not depend on its pump), n = ln(dp1/dp2) / ln(V1/V2); then the design solve is restored.
-  const Unit* critical = nullptr;
-  for (const Unit& unit : units)
+  const CduUnit* critical = nullptr;
+  for (const CduUnit& unit : units)
     if (unit.pumps_running > 0 && (critical == nullptr || unit.pump_dp > critical->pump_dp))
       critical = &unit;
   if (critical != nullptr) {
-    Unit& unit = units[static_cast<std::size_t>(critical - units.data())];
+    CduUnit& unit = units[static_cast<std::size_t>(critical - units.data())];
     const core::PumpSpec& pump = unit.cdu->pump;
     design.pump_flow_fraction =
         unit.V_secondary / (unit.pumps_running * unit.pump_speed * pump.V_flow_max);
-    Loop& loop = loops[unit.loop];
+    CoolantLoop& loop = loops[unit.loop];
     if (loop.units.size() == 1 && unit.V_secondary > 0.0) {
       const double V1 = unit.V_secondary, dp1 = unit.pump_dp, speed = unit.pump_speed;
       unit.pump_speed = 0.9 * speed;
@@ -64,189 +67,39 @@ void CoolingModel::Impl::recordDesignPoint() {
   }
 }
 
-// ------------------------------------------------------------------------------------------------
-// Controls
-
-void CoolingModel::Impl::controlValve(Unit& unit, double dt) {
-  const core::CduSpec& cdu = *unit.cdu;
-  if (unit.valve_stuck) return;
-  // PI on the secondary supply temperature (measured at the end of the last step): too warm ->
-  // open. Anti-windup: the integral does not grow while the output is saturated that way.
-  const double error = unit.T_supply - unit.T_supply_set;
-  const double proportional = cdu.valve_gain * error;
-  const double integral_rate = cdu.valve_gain / cdu.valve_integral_time * error;
-  double wanted = proportional + unit.valve_integral + integral_rate * dt;
-  const bool saturated_high = wanted > 1.0 && error > 0.0;
-  const bool saturated_low = wanted < cdu.valve_opening_min && error < 0.0;
-  if (!saturated_high && !saturated_low) unit.valve_integral += integral_rate * dt;
-  wanted = std::clamp(proportional + unit.valve_integral, cdu.valve_opening_min, 1.0);
-  if (facility) {
-    // The facility unit's valve actuator strokes toward the command (its own stroke time).
-    const auto u = static_cast<std::size_t>(&unit - units.data());
-    facility->setValveCommand(u, wanted);
-    unit.valve_opening = facility->valveOpening(u);
-    return;
-  }
-  // The actuator moves at most dt / stroke_time per step.
-  const double max_move = cdu.valve_stroke_time > 0.0 ? dt / cdu.valve_stroke_time : 1.0;
-  unit.valve_opening += std::clamp(wanted - unit.valve_opening, -max_move, max_move);
-}
-
-void CoolingModel::Impl::controlPump(Unit& unit, double dt) {
-  const core::CduSpec& cdu = *unit.cdu;
-  if (unit.pumps_running == 0) return;
-  Loop& loop = loops[unit.loop];
-  if (cdu.pump_dp_set > 0.0) {
-    // The dp now, from the last solve by the affinity laws (dp ~ speed^2 on a fixed system) at
-    // the drive's actual speed, so the re-solve threshold below is no dead band for the
-    // controller to cycle in, and the drive's lag is inside the loop the PI closes.
-    const double ratio = unit.pump_speed / std::max(unit.pump_speed_solved, 1e-9);
-    const double dp = loop.rack_dp_min * ratio * ratio;
-    const double error = cdu.pump_dp_set - dp;  // too little dp: speed up
-    const double proportional = cdu.pump_dp_gain * error;
-    const double integral_rate = cdu.pump_dp_gain / cdu.pump_dp_integral_time * error;
-    const double wanted = proportional + unit.pump_integral + integral_rate * dt;
-    // Anti-windup: the integral does not grow while the command is saturated that way.
-    const bool saturated =
-        (wanted > 1.0 && error > 0.0) || (wanted < cdu.pump_speed_min && error < 0.0);
-    if (!saturated) unit.pump_integral += integral_rate * dt;
-    unit.pump_command = std::clamp(proportional + unit.pump_integral, cdu.pump_speed_min, 1.0);
-  }
-  // The drive follows the command with its rise time; a settled drive does not move.
-  if (unit.pump_speed != unit.pump_command || unit.pump_drive.stage != unit.pump_command)
-    unit.pump_speed = unit.pump_drive.advance(unit.pump_command, dt);
-  // Solve again once the speed has moved a tenth of a percent: dp then lags by at most ~0.2 %.
-  if (std::abs(unit.pump_speed - unit.pump_speed_solved) > 1e-3) solveHydraulics(loop);
-}
-
 double CoolingModel::Impl::stored() const {
   double E = 0.0;
-  for (std::size_t c = 0; c < cell_C.size(); ++c) {
-    E += cell_C[c] * (cell_T[c] - core::kZeroCelsius_K);
+  for (std::size_t c = 0; c < cells.C.size(); ++c) {
+    E += cells.C[c] * (cells.T[c] - core::kZeroCelsius_K);
   }
-  for (std::size_t d = 0; d < dies.size(); ++d) {
-    E += dies[d].spec->heat_capacity * (die_T[d] - core::kZeroCelsius_K);
-  }
-  E += room.heat_capacity * (room_T - core::kZeroCelsius_K);
+  chips.addStored(E);
+  room.addStored(E);
   if (facility) E += facility->storedEnergy();
   return E;
 }
 
 double CoolingModel::Impl::storedAfterSweep() const {
   double E = 0.0;
-  for (const Loop& loop : loops)
+  for (const CoolantLoop& loop : loops)
     E += loop.E_stored;
-  E += room.heat_capacity * (room_T - core::kZeroCelsius_K);
+  room.addStored(E);
   if (facility) E += facility->storedEnergy();
   return E;
 }
 
-namespace {
-/// The time in [t_begin, t_begin + dt] where a value linear from T_before to T_after meets
-/// `threshold` (the nearer end when it does not).
-double locateCrossing(double t_begin, double dt, double T_before, double T_after,
-                      double threshold) {
-  const double rise = T_after - T_before;
-  if (!(std::abs(rise) > 0.0)) return t_begin + dt;
-  return t_begin + dt * std::clamp((threshold - T_before) / rise, 0.0, 1.0);
-}
-}  // namespace
-
 void CoolingModel::Impl::publish(core::SiteState& state, double dt, bool all) {
-  for (std::size_t d = 0; d < dies.size(); ++d)
-    die_T_junction[d] = die_T[d] + die_P[d] * die_R_jc[d];
-  // Plain pointers and local sums: the byte-wide state flags may alias anything, and member
-  // accesses in the loop would be reloaded after every store.
-  const double* T_junction = die_T_junction.data();
-  const std::uint32_t* die_of = gpu_die.data();
-  const Die* die = dies.data();
-  double* T_view = gpu_T_j.data();
-  double* T_state = state.gpu_T_junction.data();
-  double* T_peak = gpu_T_j_peak.data();
-  const double* P_step_max = state.gpu_P_step_max.data();
-  std::uint8_t* throttled = state.gpu_throttled.data();
-  std::uint8_t* shutdown = state.gpu_shutdown.data();
-  double T_max = max_gpu_T;
-  std::size_t throttled_count = 0;
-  // Crossings are located inside the step: the junction temperature is taken as linear between
-  // the last step's value and this one's, so the throttle time and the throttled GPU-seconds do
-  // not round to the step (a 5 s step would otherwise add up to 5 s to a ride-through).
-  const double t_begin = now - dt;
-  double first_throttle = cooling::kNever;  // earliest located slowdown start of this step
-  double throttled_correction = 0.0;        // GPU-s: located crossings against whole steps
-  const std::size_t n_gpus = gpu_die.size();
-  for (std::size_t g = 0; g < n_gpus; ++g) {
-    const std::uint32_t d = die_of[g];
-    if (d == kNoDie) continue;
-    const core::ChipSpec& spec = *die[d].spec;
-    // The step's mean junction (case + mean power x R_jc) is what the executor's leakage and the
-    // record use; slowdown and shutdown act within milliseconds, so they see the junction at the
-    // highest power of the step's sub-steps (a 5 s step would otherwise average a compute phase
-    // with a communication phase and throttle late).
-    T_view[g] = T_junction[d];
-    T_state[g] = T_junction[d];
-    const double P_peak = std::max(P_step_max[g], die_P[d]);
-    const double T_j = die_T[d] + P_peak * die_R_jc[d];
-    const double T_j_before = T_peak[g];
-    T_peak[g] = T_j;
-    T_max = std::max(T_max, T_j);
-    // Slowdown with hysteresis; thermal shutdown latches (the GPU stops computing and drawing
-    // power for the run).
-    const std::uint8_t throttled_before = throttled[g], shutdown_before = shutdown[g];
-    std::uint8_t now_throttled = throttled_before;
-    if (T_j > spec.T_slowdown) now_throttled = 1;
-    if (T_j < spec.T_slowdown_release) now_throttled = 0;
-    const std::uint8_t now_shutdown = shutdown_before != 0 || T_j > spec.T_shutdown ? 1 : 0;
-    throttled_count += now_throttled;
-    // The states change rarely: they and what follows from them are written only when they do.
-    if (all || now_throttled != throttled_before || now_shutdown != shutdown_before) {
-      if (!all && now_throttled != throttled_before && dt > 0.0) {
-        const double threshold = now_throttled != 0 ? spec.T_slowdown : spec.T_slowdown_release;
-        const double t_cross = locateCrossing(t_begin, dt, T_j_before, T_j, threshold);
-        if (now_throttled != 0) {
-          first_throttle = std::min(first_throttle, t_cross);
-          throttled_correction -= t_cross - t_begin;  // slowed from t_cross, not all step
-        } else {
-          throttled_correction += t_cross - t_begin;  // still slowed until t_cross
-        }
-      }
-      throttled[g] = now_throttled;
-      shutdown[g] = now_shutdown;
-      if (now_shutdown != shutdown_before) ++gpus_shut_down;
-      // Clocks follow power as P ~ f^3, so speed = fraction^(1/3).
-      state.gpu_speed[g] = now_shutdown != 0    ? 0.0
-                           : now_throttled != 0 ? std::cbrt(spec.throttled_power_fraction)
-                                                : 1.0;
-      gpu_throttled_record[g] = now_throttled;
-      gpu_shutdown_record[g] = now_shutdown;
-    }
-  }
-  max_gpu_T = T_max;
-  throttled_gpu_seconds += dt * static_cast<double>(throttled_count) + throttled_correction;
-  if (throttled_count > 0 && now >= first_fault_time
-      && first_throttle_after_fault == cooling::kNever) {
-    // GPUs already slowed when the fault came are counted by applyEvent; otherwise one crossed
-    // in this step.
-    first_throttle_after_fault =
-        std::max(first_fault_time, first_throttle != cooling::kNever ? first_throttle : t_begin);
-  }
-  for (std::size_t c = 0; c < cpu_die.size(); ++c) {
-    if (cpu_die[c] != kNoDie) cpu_T_j[c] = T_junction[cpu_die[c]];
-  }
-  for (std::size_t w = 0; w < switch_die.size(); ++w) {
-    if (switch_die[w] != kNoDie) switch_T_j[w] = T_junction[switch_die[w]];
-  }
+  chips.publish(state, now, dt, all);
   std::size_t tray = 0;
-  for (const Loop& loop : loops) {
+  for (const CoolantLoop& loop : loops) {
     const std::span<const double> V = loop.solver->V_flow();
     for (std::size_t k = 0; k < loop.tray_links.size(); ++k, ++tray) {
       tray_V_flow[tray] = V[loop.tray_links[k]];
-      const Link& ret = loop.links[loop.tray_return_links[k]];
-      tray_T_out[tray] = cell_T[ret.cell_end - 1];
+      const cooling::Link& ret = loop.links[loop.tray_return_links[k]];
+      tray_T_out[tray] = cells.T[ret.cell_end - 1];
     }
   }
   for (std::size_t c = 0; c < units.size(); ++c) {
-    const Unit& unit = units[c];
+    const CduUnit& unit = units[c];
     cdu_T_supply[c] = unit.T_supply;
     cdu_T_return[c] = unit.T_return;
     cdu_V_flow[c] = unit.V_secondary;
@@ -263,8 +116,10 @@ void CoolingModel::Impl::publish(core::SiteState& state, double dt, bool all) {
   if (facility) {
     const FacilityLoop& f = *facility;
     for (std::size_t c = 0; c < units.size(); ++c) {
-      cdu_T_facility_return[c] = f.cduReturnTemperature(c);
-      cdu_T_facility_supply[c] = f.cduSupplyTemperature(c);
+      if (units[c].facility_index < 0) continue;
+      const auto k = static_cast<std::size_t>(units[c].facility_index);
+      cdu_T_facility_return[c] = f.cduReturnTemperature(k);
+      cdu_T_facility_supply[c] = f.cduSupplyTemperature(k);
     }
     fac_T_supply = f.supplyTemperature();
     fac_T_return = f.returnTemperature();
@@ -300,55 +155,41 @@ void CoolingModel::initialize(core::SiteState& state) {
   for (auto& loop : m.loops) {
     // A ring starts at its first CDU's set-point.
     const double T0 = m.units[loop.units.front()].cdu->T_supply_set;
-    std::fill(m.die_T.begin() + loop.die_begin, m.die_T.begin() + loop.die_end, T0);
-    std::fill(m.cell_T.begin() + loop.cell_begin, m.cell_T.begin() + loop.cell_end, T0);
+    m.chips.reset(loop.die_begin, loop.die_end, T0);
+    std::fill(m.cells.T.begin() + loop.cell_begin, m.cells.T.begin() + loop.cell_end, T0);
     std::fill(loop.node_T.begin(), loop.node_T.end(), T0);
-    for (const std::uint32_t u : loop.units) {
-      Impl::Unit& unit = m.units[u];
-      unit.T_supply = T0;
-      unit.T_return = T0;
-      unit.valve_opening = 0.5;
-      unit.valve_integral = 0.5;
-      unit.pump_integral = unit.pump_speed;  // the dp PI starts from the data's speed
-      unit.pump_command = unit.pump_speed;   // the drive at rest at that speed
-      unit.pump_drive.reset(unit.pump_speed);
-    }
+    for (const std::uint32_t u : loop.units)
+      m.units[u].initialise(T0);
   }
-  m.room_T = m.room.T_supply_air;
-  std::fill(m.die_P.begin(), m.die_P.end(), 0.0);
+  m.room.initialise();
+  m.chips.resetMetrics();
   if (m.facility) {
     // Facility water starts at its supply set-point, the valves half open like the CDUs'.
     m.facility->initialize(m.facility->supplySetpoint(), 0.5);
-    for (std::size_t u = 0; u < m.units.size(); ++u) {
-      m.units[u].T_facility_supply = m.facility->cduSupplyTemperature(u);
-      m.units[u].valve_opening = m.facility->valveOpening(u);
+    for (CduUnit& unit : m.units) {
+      if (unit.facility_index < 0) continue;
+      const auto k = static_cast<std::size_t>(unit.facility_index);
+      unit.T_facility_supply = m.facility->cduSupplyTemperature(k);
+      unit.valve_opening = m.facility->valveOpening(k);
     }
   }
-  m.E_stored_initial = m.stored();
+  m.ledger.reset(m.stored());
+  cooling::LoopContext ctx = m.context();
   for (auto& loop : m.loops)
-    loop.E_audit = loop.E_stored = m.loopStored(loop);
-  m.E_in = m.E_rejected = m.E_cooling_electric = m.E_rejected_water = m.E_rejected_air = 0.0;
-  m.max_gpu_T = 0.0;
-  m.throttled_gpu_seconds = 0.0;
+    loop.E_audit = loop.E_stored = loop.stored(ctx);
   m.publish(state, 0.0, true);
   m.initialised = true;
 }
 
 void CoolingModel::advance(double t, double dt, core::SiteState& state) {
   Impl& m = *impl_;
-  // Heat of the step: the fast models' energies averaged over the macro step.
-  const auto stepPower = [&](const std::vector<std::uint32_t>& die_of,
-                             const std::vector<double>& E) {
-    for (std::size_t chip = 0; chip < die_of.size(); ++chip) {
-      if (die_of[chip] != Impl::kNoDie) m.die_P[die_of[chip]] = E[chip] / dt;
-    }
-  };
-  stepPower(m.gpu_die, state.gpu_E_step);
-  stepPower(m.cpu_die, state.cpu_E_step);
-  stepPower(m.switch_die, state.switch_E_step);
+  m.chips.takeStepPower(state, dt);
   double Q_air = 0.0;
-  for (double E : state.rack_air_E_step)
-    Q_air += E / dt;
+  for (std::size_t r = 0; r < state.rack_air_E_step.size(); ++r) {
+    const double P = state.rack_air_E_step[r] / dt;
+    m.rack_air_P[r] = P;
+    Q_air += P;
+  }
   Q_air += state.hall_air_E_step / dt;  // distribution losses in the hall (busways, RPPs)
 
   // Transport is implicit and stable at any step, but the valve PI is a sampled controller: one
@@ -356,10 +197,11 @@ void CoolingModel::advance(double t, double dt, core::SiteState& state) {
   // macro steps are therefore cycled in sub-steps of at most kControlStep.
   const int cycles = std::max(1, static_cast<int>(std::ceil(dt / cooling::kControlStep - 1e-9)));
   const double h = dt / cycles;
+  cooling::LoopContext ctx = m.context();
   for (int k = 0; k < cycles; ++k) {
     const double t_k = t + k * h;
     for (auto& loop : m.loops)
-      m.updateHydraulics(loop, t_k);
+      loop.updateHydraulics(ctx, t_k);
     m.cycle(t_k, h, Q_air);
   }
   m.now = t + dt;
@@ -369,36 +211,73 @@ void CoolingModel::advance(double t, double dt, core::SiteState& state) {
 void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
   // Every sweep rewrites all cell and die temperatures: the old step's become the "old" ones by
   // swapping buffers, not copying them.
-  die_T.swap(die_T_old);
-  cell_T.swap(cell_T_old);
+  chips.T.swap(chips.T_old);
+  cells.T.swap(cells.T_old);
 
   double Q_in = Q_air;
-  for (double P : die_P)
+  for (double P : chips.P)
     Q_in += P;
   double Q_out = 0.0;
   double Q_room = Q_air;
   double P_cooling = 0.0;
-  for (Unit& unit : units) {
-    controlValve(unit, h);
-    controlPump(unit, h);
+  FacilityLoop* plant = facility.get();
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    CduUnit& unit = units[u];
+    unit.controlValve(h, plant);
+    if (unit.controlPump(h, loops[unit.loop].rack_dp_min)) solveHydraulics(loops[unit.loop]);
   }
-  for (Loop& loop : loops)
-    sweep(loop, h);
+  cooling::LoopContext ctx = context();
+  if (!rack_exchangers.empty()) {
+    const double T_facility = units.empty() ? 0.0 : units.front().T_facility_supply;
+    rack_exchangers.prepare(rack_air_P, room.spec.T_supply_air, T_facility, loops, couplings);
+  }
+  for (CoolantLoop& loop : loops) {
+    // The facility side of every exchanger for this step, then the sweep.
+    for (const std::uint32_t u : loop.units) {
+      CduUnit& unit = units[u];
+      unit.prepareExchanger(plant, loop.C_link[unit.hx_link], room.T, couplings[unit.hx_coupling]);
+    }
+    loop.sweep(ctx, h);
+    for (const std::uint32_t u : loop.units) {
+      CduUnit& unit = units[u];
+      unit.takeSweep(couplings[unit.hx_coupling], loop.node_T[unit.supply],
+                     loop.node_T[unit.suction], plant);
+    }
+  }
   for (std::uint32_t l = 0; l < loops.size(); ++l)
-    auditLoop(l, t_start + h, h);
+    loops[l].audit(ctx, l, t_start + h, h);
   double Q_water = 0.0;  // into facility water through the CDU exchangers
-  for (const Unit& unit : units) {
+  for (const CduUnit& unit : units) {
     Q_in += unit.pump_P_electric;  // hydraulic part into the coolant, motor loss into the room
     Q_room += unit.pump_P_electric - unit.pump_P_hydraulic;
-    Q_water += unit.Q_hx;
     P_cooling += unit.pump_P_electric;
+    if (unit.rejectsToAir()) {
+      // A liquid-to-air CDU heats the room (its coil, and its fans' power).
+      Q_room += unit.Q_hx + unit.fan_P;
+      Q_in += unit.fan_P;
+      P_cooling += unit.fan_P;
+    } else {
+      Q_water += unit.Q_hx;
+    }
+  }
+  if (!rack_exchangers.empty()) {
+    // Rear doors: the heat they move leaves the room air (into a loop, or facility water
+    // directly); their fans' power is cooling electricity that ends up in the room air.
+    double Q_from_room = 0.0, Q_to_facility = 0.0, P_fan = 0.0;
+    rack_exchangers.take(loops, couplings, Q_from_room, Q_to_facility, P_fan);
+    rack_exchangers.book(h);
+    Q_room += P_fan - Q_from_room;
+    Q_in += P_fan;
+    P_cooling += P_fan;
+    Q_water += Q_to_facility;
   }
   double E_outdoors = 0.0;  // J leaving the site this cycle (besides the CRAH units)
   if (facility) {
     // The exchangers' heat of this cycle enters the facility loop, which carries it to the heat
     // rejection and the trim chiller. Energies from the loop's run totals, so they are exact.
-    for (std::size_t u = 0; u < units.size(); ++u)
-      facility_Q_cdu[u] = units[u].Q_hx;
+    for (const CduUnit& unit : units)
+      if (unit.facility_index >= 0)
+        facility_Q_cdu[static_cast<std::size_t>(unit.facility_index)] = unit.Q_hx;
     const FacilityLoop& f = *facility;
     const double pump_heat = f.pumpHeat(), rejected = f.energyRejected() + f.chillerEnergy();
     const double electric = f.pumpElectricEnergy() + f.fanEnergy() + f.chillerElectricEnergy();
@@ -411,29 +290,10 @@ void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
     E_outdoors = Q_water * h;  // facility water is the boundary
   }
 
-  // Room air node, implicit: C (T - T_old)/h = Q_room - Q_crah(T), Q_crah = G (T - T_sa) in
-  // [0, capacity].
-  room_T_old = room_T;
-  const double store = room.heat_capacity / h;
-  const double G = room.crah_conductance;
-  double T = (store * room_T_old + Q_room + G * room.T_supply_air) / (store + G);
-  double Q_crah_now = G * (T - room.T_supply_air);
-  if (Q_crah_now > room.crah_Q_flow_max || Q_crah_now < 0.0) {
-    Q_crah_now = std::clamp(Q_crah_now, 0.0, room.crah_Q_flow_max);
-    T = room_T_old + (Q_room - Q_crah_now) / store;
-  }
-  room_T = T;
-  Q_crah = Q_crah_now;
-  crah_P_fan = room.crah_fan_power_fraction * Q_crah_now;
-  P_cooling += crah_P_fan;
-  Q_out += Q_crah_now;
-
-  E_in += Q_in * h;
-  E_rejected += Q_out * h + E_outdoors;
-  E_rejected_air += Q_crah_now * h;
-  E_rejected_water += Q_water * h;
-  E_cooling_electric += P_cooling * h;
-  site_E_balance_residual = E_in - E_rejected - (storedAfterSweep() - E_stored_initial);
+  room.advance(Q_room, h);
+  P_cooling += room.crah_P_fan;
+  Q_out += room.Q_crah;
+  ledger.book(h, Q_in, Q_out, E_outdoors, room.Q_crah, Q_water, P_cooling, storedAfterSweep());
 }
 
 namespace {
@@ -455,101 +315,74 @@ bool isCoolingFault(core::EventKind kind) {
 
 bool CoolingModel::applyEvent(const core::EventSpec& event, core::SiteState& state) {
   const bool applied = impl_->applyEvent(event);
-  if (applied && isCoolingFault(event.kind)) {
-    impl_->first_fault_time = std::min(impl_->first_fault_time, event.time);
-    // A GPU already throttled when the fault strikes has no ride-through left.
-    for (const std::uint8_t throttled : state.gpu_throttled) {
-      if (throttled != 0 && impl_->first_throttle_after_fault == cooling::kNever) {
-        impl_->first_throttle_after_fault = event.time;
-      }
-    }
-  }
+  if (applied && isCoolingFault(event.kind)) impl_->chips.noteFault(event.time, state);
   return applied;
 }
 
 bool CoolingModel::Impl::applyEvent(const core::EventSpec& event) {
-  Impl& m = *this;
+  // The CDU an event names (linear: events are rare).
+  auto unitNamed = [&](const std::string& id) -> CduUnit* {
+    for (CduUnit& unit : units)
+      if (unit.cdu->id.str() == id) return &unit;
+    return nullptr;
+  };
   switch (event.kind) {
     case core::EventKind::CduLoss:
-    case core::EventKind::ValveStuck:
-      for (auto& unit : m.units) {
-        if (unit.cdu->id.str() != event.target) continue;
-        if (event.kind == core::EventKind::ValveStuck) {
-          unit.valve_stuck = true;
-          if (m.facility)
-            m.facility->setValveStuck(static_cast<std::size_t>(&unit - m.units.data()), true);
-          return true;
-        }
-        unit.pumps_running = unit.pumps_healthy = unit.pending_switches = 0;
-        unit.switch_time = cooling::kNever;
-        m.solveHydraulics(m.loops[unit.loop]);
+    case core::EventKind::ValveStuck: {
+      CduUnit* unit = unitNamed(event.target);
+      if (unit == nullptr) return false;
+      if (event.kind == core::EventKind::ValveStuck) {
+        unit->valve_stuck = true;
+        if (facility && unit->facility_index >= 0)
+          facility->setValveStuck(static_cast<std::size_t>(unit->facility_index), true);
         return true;
       }
-      return false;
+      unit->lose();
+      solveHydraulics(loops[unit->loop]);
+      return true;
+    }
     case core::EventKind::ClogColdPlate: {
       // Partial clogging scales the plate's pressure-drop law; its flow falls, the others rise.
-      const core::SiteLayout& L = *m.layout;
-      for (const Die& die : m.dies) {
-        const std::vector<std::string>& ids = die.kind == ChipKind::Gpu   ? L.gpu_ids
-                                              : die.kind == ChipKind::Cpu ? L.cpu_ids
-                                                                          : L.switch_ids;
-        if (ids[die.chip] != event.target) continue;
-        Loop& loop = m.loops[die.loop];
-        loop.solver->law(die.link).dp_scale = event.value;
-        m.solveHydraulics(loop);
-        return true;
-      }
-      return false;
+      const auto d = chips.findDie(event.target);
+      if (!d) return false;
+      const ChipThermal::Die& die = chips.dies[*d];
+      CoolantLoop& loop = loops[die.loop];
+      loop.solver->law(die.link).dp_scale = event.value;
+      solveHydraulics(loop);
+      return true;
     }
     case core::EventKind::SetFacilitySupplyTemperature:
-      if (m.facility) {
-        m.facility->setSupplySetpoint(event.value);  // the plant's set-point moves
+      if (facility) {
+        facility->setSupplySetpoint(event.value);  // the plant's set-point moves
       } else {
-        for (auto& unit : m.units)
+        for (auto& unit : units)
           unit.T_facility_supply = event.value;
       }
       return true;
     case core::EventKind::FacilityPumpTrip:
-      if (!m.facility) return false;
-      m.facility->tripPump();
+      if (!facility) return false;
+      facility->tripPump();
       return true;
     case core::EventKind::HeatRejectionFanLoss:
-      if (!m.facility) return false;
-      m.facility->setFanAvailability(1.0 - event.value);
+      if (!facility) return false;
+      facility->setFanAvailability(1.0 - event.value);
       return true;
     case core::EventKind::SetSupplySetpoint:
     case core::EventKind::SetPumpSpeed:
-    case core::EventKind::PumpTrip:
-      for (auto& unit : m.units) {
-        if (unit.cdu->id.str() != event.target) continue;
-        if (event.kind == core::EventKind::SetSupplySetpoint) {
-          unit.T_supply_set = event.value;
-        } else if (event.kind == core::EventKind::SetPumpSpeed) {
-          // The drive ramps to the new speed with its rise time (at once without one).
-          unit.pump_command = event.value;
-          unit.pump_integral = event.value;  // a dp PI goes on from the new speed
-          if (unit.pump_drive.tau <= 0.0) {
-            unit.pump_speed = event.value;
-            unit.pump_drive.reset(event.value);
-            m.solveHydraulics(m.loops[unit.loop]);
-          }
-        } else if (unit.pumps_running > 0) {
-          // A duty pump trips for good. A healthy pump that is not running (a standby) starts
-          // after the switch-over time; meanwhile the CDU runs on the remaining duty pumps.
-          --unit.pumps_running;
-          --unit.pumps_healthy;
-          const int standby = unit.pumps_healthy - unit.pumps_running - unit.pending_switches;
-          if (standby > 0) {
-            if (unit.pending_switches == 0) {
-              unit.switch_time = m.now + unit.cdu->standby_switchover_time;
-            }
-            ++unit.pending_switches;
-          }
-          m.solveHydraulics(m.loops[unit.loop]);
-        }
-        return true;
+    case core::EventKind::PumpTrip: {
+      CduUnit* unit = unitNamed(event.target);
+      if (unit == nullptr) return false;
+      bool solve = false;
+      if (event.kind == core::EventKind::SetSupplySetpoint) {
+        unit->T_supply_set = event.value;
+      } else if (event.kind == core::EventKind::SetPumpSpeed) {
+        solve = unit->commandPumpSpeed(event.value);
+      } else {
+        solve = unit->tripPump(now);
       }
-      return false;
+      if (solve) solveHydraulics(loops[unit->loop]);
+      return true;
+    }
     default:
       return false;  // not a cooling event
   }
@@ -567,10 +400,10 @@ void CoolingModel::declareChannels(core::Recorder& recorder) {
   constexpr core::Aggregation kTemperature = core::Aggregation::SampleAndMax;
   constexpr core::Aggregation kSample = core::Aggregation::Sample;
   recorder.add({"gpu", "T_junction", "K", "GPU junction temperature", L.gpu_ids, kTemperature},
-               m.gpu_T_j.data());
+               m.chips.gpu_T_j.data());
   recorder.add({"gpu", "V_flow", "m3/s", "Coolant volume flow through the GPU's cold plate",
                 L.gpu_ids, kMean},
-               m.gpu_V_flow.data());
+               m.chips.gpu_V_flow.data());
   recorder.add({"rack", "V_flow", "m3/s", "Coolant volume flow into the rack (supply hose)",
                 L.rack_ids, kMean},
                m.rack_V_flow.data());
@@ -580,16 +413,16 @@ void CoolingModel::declareChannels(core::Recorder& recorder) {
       m.rack_dp_available.data());
   recorder.add(
       {"gpu", "throttled", "1", "1 while the GPU is in thermal slowdown", L.gpu_ids, kSample},
-      m.gpu_throttled_record.data());
+      m.chips.gpu_throttled_record.data());
   recorder.add(
       {"gpu", "shutdown", "1", "1 once the GPU has shut down over temperature", L.gpu_ids, kSample},
-      m.gpu_shutdown_record.data());
+      m.chips.gpu_shutdown_record.data());
   recorder.add(
       {"cpu", "T_junction", "K", "Grace CPU junction temperature", L.cpu_ids, kTemperature},
-      m.cpu_T_j.data());
+      m.chips.cpu_T_j.data());
   recorder.add({"nvswitch", "T_junction", "K", "NVLink switch junction temperature", L.switch_ids,
                 kTemperature},
-               m.switch_T_j.data());
+               m.chips.switch_T_j.data());
   recorder.add(
       {"tray", "V_flow", "m3/s", "Coolant volume flow through the tray", m.tray_ids, kMean},
       m.tray_V_flow.data());
@@ -665,35 +498,37 @@ void CoolingModel::declareChannels(core::Recorder& recorder) {
     recorder.add({"ambient", "T_wet_bulb", "K", "Outdoor wet-bulb temperature", none, kTemperature},
                  &m.fac_T_wet_bulb);
   }
+  if (!m.rack_exchangers.empty()) m.rack_exchangers.declareChannels(recorder);
   recorder.add({"room", "T_air", "K", "Room (hot aisle) air temperature", {}, kTemperature},
-               &m.room_T);
+               &m.room.T);
   recorder.add({"room", "Q_flow_crah", "W", "Heat removed by the CRAH units", {}, kMean},
-               &m.Q_crah);
+               &m.room.Q_crah);
   recorder.add({"site",
                 "energy_balance_residual",
                 "J",
                 "Heat in - heat rejected - change in stored heat, since the start",
                 {},
                 kSample},
-               &m.site_E_balance_residual);
+               &m.ledger.residual);
 }
 
 void CoolingModel::summarise(core::Summary& summary) const {
   const Impl& m = *impl_;
-  const double residual = m.E_in - m.E_rejected - (m.stored() - m.E_stored_initial);
-  summary.add({"max_gpu_temperature_K", m.max_gpu_T, "Max GPU junction temperature", "degC", 1.0,
-               -core::kZeroCelsius_K});
+  const cooling::EnergyLedger& e = m.ledger;
+  const double residual = e.E_in - e.E_rejected - (m.stored() - e.E_stored_initial);
+  summary.add({"max_gpu_temperature_K", m.chips.maxGpuJunction(), "Max GPU junction temperature",
+               "degC", 1.0, -core::kZeroCelsius_K});
   summary.add({"thermal_energy_balance_relative_error",
-               m.E_in > 0.0 ? std::abs(residual) / m.E_in : 0.0,
+               e.E_in > 0.0 ? std::abs(residual) / e.E_in : 0.0,
                "Thermal energy balance error (relative)", "", 1.0, 0.0});
   summary.add({"energy_audit_relative_error_max", m.audit.worst,
                "Energy audit from enthalpy flows (plates, exchangers, loops), worst relative", "",
                1.0, 0.0});
   summary.add({"energy_audit_checks", static_cast<double>(m.audit.checks),
                "Energy audit checks passed", "", 1.0, 0.0});
-  summary.add({"heat_input_J", m.E_in, "Heat into coolant and room air", "kWh", 1.0 / 3.6e6, 0.0,
-               true});
-  summary.add({"heat_rejected_to_facility_water_J", m.E_rejected_water,
+  summary.add(
+      {"heat_input_J", e.E_in, "Heat into coolant and room air", "kWh", 1.0 / 3.6e6, 0.0, true});
+  summary.add({"heat_rejected_to_facility_water_J", e.E_rejected_water,
                "Heat rejected to facility water", "kWh", 1.0 / 3.6e6, 0.0, true});
   if (m.facility) {
     const FacilityLoop& f = *m.facility;
@@ -709,9 +544,16 @@ void CoolingModel::summarise(core::Summary& summary) const {
                  1.0 / 3.6e6, 0.0});
     summary.add({"water_use_m3", f.waterUsed(), "Make-up water", "L", 1e3, 0.0});
   }
-  summary.add({"heat_rejected_to_air_J", m.E_rejected_air, "Heat removed by CRAH units", "kWh",
+  summary.add({"heat_rejected_to_air_J", e.E_rejected_air, "Heat removed by CRAH units", "kWh",
                1.0 / 3.6e6, 0.0, true});
-  summary.add({"cooling_energy_J", m.E_cooling_electric, "Cooling electrical energy (pumps, fans)",
+  if (!m.rack_exchangers.empty()) {
+    summary.add({"rack_exchanger_heat_J", m.rack_exchangers.heatMoved(),
+                 "Heat moved from rack exhaust air into water (rear doors)", "kWh", 1.0 / 3.6e6,
+                 0.0, true});
+    summary.add({"rack_exchanger_fan_energy_J", m.rack_exchangers.fanEnergy(),
+                 "Rear-door fan energy", "kWh", 1.0 / 3.6e6, 0.0});
+  }
+  summary.add({"cooling_energy_J", e.E_cooling_electric, "Cooling electrical energy (pumps, fans)",
                "kWh", 1.0 / 3.6e6, 0.0});
   const auto& d = m.design;
   constexpr double lpm = core::kLitrePerMinute_m3_per_s;
@@ -737,7 +579,7 @@ void CoolingModel::summarise(core::Summary& summary) const {
                "System curve exponent n, dp = k V^n (design, highest-head CDU)", "", 1.0, 0.0});
   // The facility valves' authority (boundary facility water with valve data), lowest over CDUs.
   std::optional<double> authority;
-  for (const Impl::Unit& unit : m.units) {
+  for (const cooling::CduUnit& unit : m.units) {
     if (unit.facility_branch)
       authority = std::min(authority.value_or(1.0), unit.facility_branch->authority());
   }
@@ -745,17 +587,13 @@ void CoolingModel::summarise(core::Summary& summary) const {
                "Facility valve authority at nominal flow, lowest CDU", "", 1.0, 0.0});
   summary.add({"rack_dp_available_min_Pa", d.rack_dp_min,
                "Manifold dp, least favoured rack (design)", "kPa", 1e-3, 0.0});
-  summary.add(
-      {"throttled_gpu_seconds", m.throttled_gpu_seconds, "Throttled GPU time", "GPU s", 1.0, 0.0});
-  summary.add({"gpus_shut_down", static_cast<double>(m.gpus_shut_down),
+  summary.add({"throttled_gpu_seconds", m.chips.throttledGpuSeconds(), "Throttled GPU time",
+               "GPU s", 1.0, 0.0});
+  summary.add({"gpus_shut_down", static_cast<double>(m.chips.gpusShutDown()),
                "GPUs shut down over temperature", "", 1.0, 0.0});
-  // From the first fault to the first GPU throttle at or after it (step resolution); null when
-  // there was no fault or no GPU throttled after it.
-  const bool rode =
-      m.first_fault_time != cooling::kNever && m.first_throttle_after_fault != cooling::kNever;
-  summary.add({"ride_through_s",
-               rode ? std::optional<double>(m.first_throttle_after_fault - m.first_fault_time)
-                    : std::nullopt,
+  // From the first fault to the first GPU throttle at or after it (located inside its step);
+  // null when there was no fault or no GPU throttled after it.
+  summary.add({"ride_through_s", m.chips.rideThrough(),
                "Ride-through, first fault to first throttle", "s", 1.0, 0.0});
 }
 
@@ -763,10 +601,10 @@ double CoolingModel::storedEnergy() const {
   return impl_->stored();
 }
 double CoolingModel::heatInput() const {
-  return impl_->E_in;
+  return impl_->ledger.E_in;
 }
 double CoolingModel::heatRejected() const {
-  return impl_->E_rejected;
+  return impl_->ledger.E_rejected;
 }
 double CoolingModel::largestMassImbalance() const {
   double worst = 0.0;
@@ -799,7 +637,7 @@ double CoolingModel::cduPumpHead(std::size_t cdu) const {
   return impl_->units.at(cdu).pump_dp;
 }
 std::optional<double> CoolingModel::nodeTemperature(std::string_view node_id) const {
-  for (const Impl::Loop& loop : impl_->loops) {
+  for (const cooling::CoolantLoop& loop : impl_->loops) {
     if (const auto n = loop.network.findNode(node_id)) return loop.node_T[*n];
   }
   return std::nullopt;
@@ -816,7 +654,7 @@ int CoolingModel::hydraulicSolves() const {
   return impl_->hydraulic_solves;
 }
 double CoolingModel::maxGpuJunctionTemperature() const {
-  return impl_->max_gpu_T;
+  return impl_->chips.maxGpuJunction();
 }
 std::span<const double> CoolingModel::trayFlows() const {
   return impl_->tray_V_flow;
@@ -845,7 +683,7 @@ double CoolingModel::cduPumpSpeed(std::size_t cdu) const {
   return impl_->units.at(cdu).pump_speed;
 }
 std::span<const double> CoolingModel::gpuColdPlateFlows() const {
-  return impl_->gpu_V_flow;
+  return impl_->chips.gpu_V_flow;
 }
 
 }  // namespace racktwin::thermal

@@ -127,6 +127,25 @@ struct RackTypeSpec {
   PipeSpec manifold_segment;  // header pipe between two tray taps
   PipeSpec hose;              // CDU <-> rack manifold, each way
   PowerShelfSpec power;
+  /// Air the servers' fans move through the rack at design (m3/s): the air a passive rear door
+  /// sees. 0 when the data gives none.
+  double air_V_flow = 0.0;
+};
+
+/// A coolant component a scenario attaches to a rack by the name of its kind (thermal's registry
+/// of coolant component kinds, e.g. "rear-door-hx"): its data type and its parameter values in
+/// the kind's schema order (SI), as the loader read them from the data file and the scenario.
+struct AttachedComponentSpec {
+  ComponentId id;    // e.g. "row5/rack01/rear_door"
+  std::string kind;  // a registered kind's name
+  std::string type;  // data name (data/<kind's folder>/<type>.yaml)
+  std::vector<double> values;
+  PressureDropLaw pressure_drop;  // when the kind takes one
+  /// Where its water comes from: the secondary loop of the rack's CDU (between the rack's supply
+  /// and return taps, in parallel with its manifolds), or facility water as a boundary (the
+  /// site's supply temperature at the component's nominal flow, its heat into facility water).
+  enum class Water : std::uint8_t { Cdu, Facility };
+  Water water = Water::Cdu;
 };
 
 struct RackSpec {
@@ -134,6 +153,7 @@ struct RackSpec {
   RackTypeSpec type;
   std::string cdu;   // id of the CDU that serves this rack (empty when it is on a ring)
   std::string ring;  // id of the secondary ring that serves this rack (empty when on a CDU)
+  std::vector<AttachedComponentSpec> attachments;  // rear doors and other attached components
 };
 
 /// Centrifugal pump: dp = s^2 * dp_shutoff * (1 - (V/(s*V_flow_max))^2), affinity laws on speed s.
@@ -226,6 +246,15 @@ struct CduSpec {
   /// difference across the CDU, which drives the flow through the valve and the exchanger's
   /// primary side. <= 0: the one that passes facility_V_flow_nominal at full opening.
   double facility_dp_boundary = 0.0;  // Pa
+  /// Where the CDU rejects its heat: facility water through its plate exchanger, or room air
+  /// through an air coil with fans (a liquid-to-air "sidecar" CDU: no facility water; the PI
+  /// above drives the fan speed, valve_opening_min being the lowest fan speed).
+  enum class Rejection : std::uint8_t { FacilityWater, RoomAir };
+  Rejection rejection = Rejection::FacilityWater;
+  /// RoomAir: the air coil's parameters in the "air-coil" kind's schema order (SI) and its
+  /// coolant-side pressure drop.
+  std::vector<double> air_coil;
+  PressureDropLaw air_coil_dp;
 };
 
 /// Several CDUs sharing one secondary ring main. `taps` lists CDU and rack ids in their order

@@ -10,40 +10,39 @@
 // in one multiply-add per cell on the path (the rest of each cell's equation does not depend on
 // its inlet and is computed first, in a pass without dependencies), the scalar closure, and the
 // back-substitution. The result is the same implicit step as the general sweep's, to round-off
-// (checked by tests/thermal against the general sweep).
+// (checked by tests/thermal against the general sweep). A loop with another exchanger (a
+// rear-door coil, whose factor follows the air side every step) takes the general sweep.
 #include <algorithm>
 
-#include "CoolingModelImpl.hpp"
+#include "cooling/CoolantLoop.hpp"
 #include "racktwin/core/Units.hpp"
 
-namespace racktwin::thermal {
+namespace racktwin::thermal::cooling {
 
 /// v = s + f v_in along the flow order, mixing at the nodes by the cached weights; the tear node
 /// starts at `tear_value` and a node without inflow at `dry_value[n]` (or 0 without it).
 /// `kSource` = false: s = 0 (the gamma pass).
 template <bool kSource>
-void CoolingModel::Impl::propagateSingle(const Loop& loop, double tear_value, const double* s,
-                                         const double* f, const double* dry_value, double* cell_v,
-                                         double* node_v) {
-  const auto& single = loop.single;
-  const std::uint32_t* in_begin = loop.in_begin.data();
-  const std::uint32_t* out_begin = loop.out_begin.data();
-  const std::uint32_t* in_last = loop.in_last_cell.data();
-  const double* weight = loop.in_weight.data();
+void CoolantLoop::propagateSingle(double tear_value, const double* s, const double* f,
+                                  const double* dry_value, double* cell_v, double* node_v) const {
+  const std::uint32_t* in_b = in_begin.data();
+  const std::uint32_t* out_b = out_begin.data();
+  const std::uint32_t* in_last = in_last_cell.data();
+  const double* weight = in_weight.data();
   const std::uint32_t* cb = single.out_cell_begin.data();
   const std::uint32_t* ce = single.out_cell_end.data();
-  for (const auto n : loop.order) {
+  for (const auto n : order) {
     double a = 0.0;
-    if (loop.tear_of[n] >= 0) {
+    if (tear_of[n] >= 0) {
       a = tear_value;
-    } else if (in_begin[n] == in_begin[n + 1]) {
+    } else if (in_b[n] == in_b[n + 1]) {
       a = dry_value != nullptr ? dry_value[n] : 0.0;  // no inflow: the junction keeps its value
     } else {
-      for (std::uint32_t k = in_begin[n]; k < in_begin[n + 1]; ++k)
+      for (std::uint32_t k = in_b[n]; k < in_b[n + 1]; ++k)
         a += weight[k] * cell_v[in_last[k]];
     }
     node_v[n] = a;
-    for (std::uint32_t k = out_begin[n]; k < out_begin[n + 1]; ++k) {
+    for (std::uint32_t k = out_b[n]; k < out_b[n + 1]; ++k) {
       double v = a;
       for (std::uint32_t c = cb[k]; c < ce[k]; ++c) {
         v = kSource ? s[c] + f[c] * v : f[c] * v;
@@ -53,11 +52,10 @@ void CoolingModel::Impl::propagateSingle(const Loop& loop, double tear_value, co
   }
 }
 
-void CoolingModel::Impl::prepareSingleSweep(Loop& loop, double dt) {
-  Loop::SingleSweep& single = loop.single;
+void CoolantLoop::prepareSingleSweep(LoopContext& ctx, double dt) {
   single.valid = false;
-  if (loop.width() != 1 || general_sweep_only) return;
-  const Unit& unit = units[loop.units.front()];
+  if (width() != 1 || ctx.general_sweep_only || exchanger_links.size() != 1) return;
+  const CduUnit& unit = ctx.units[units.front()];
   const Index pump = unit.pump_link;
   const Index hx = unit.hx_link;
   const auto count = [](const std::vector<std::uint32_t>& begin, Index n) {
@@ -66,124 +64,128 @@ void CoolingModel::Impl::prepareSingleSweep(Loop& loop, double dt) {
   // The path the factorisation relies on: the suction feeds only the pump, the pump only the
   // exchanger, and the loop returns into the suction. Anything else (a stopped pump, reversed
   // flow) takes the general sweep.
-  if (loop.C_link[pump] == 0.0 || loop.C_link[hx] == 0.0) return;
+  if (C_link[pump] == 0.0 || C_link[hx] == 0.0) return;
   const Index suction = unit.suction;
-  const Index pump_out = loop.link_down[pump];
-  if (loop.link_up[pump] != suction || loop.link_up[hx] != pump_out) return;
-  if (count(loop.out_begin, suction) != 1 || count(loop.in_begin, suction) == 0) return;
-  if (count(loop.in_begin, pump_out) != 1 || count(loop.out_begin, pump_out) != 1) return;
+  const Index pump_out = link_down[pump];
+  if (link_up[pump] != suction || link_up[hx] != pump_out) return;
+  if (count(out_begin, suction) != 1 || count(in_begin, suction) == 0) return;
+  if (count(in_begin, pump_out) != 1 || count(out_begin, pump_out) != 1) return;
 
-  const std::uint32_t cell0 = loop.cell_begin;
-  const std::uint32_t die0 = loop.die_begin;
+  const std::vector<double>& cell_C = ctx.cells.C;
+  const ChipThermal& chips = ctx.chips;
+  const std::uint32_t cell0 = cell_begin;
+  const std::uint32_t die0 = die_begin;
   const double inv_dt = 1.0 / dt;
-  for (Index l = 0; l < loop.links.size(); ++l) {
-    const Link& link = loop.links[l];
-    const double C_flow = loop.C_link[l];
+  for (Index l = 0; l < links.size(); ++l) {
+    const Link& link = links[l];
+    const double C_flow = C_link[l];
     for (std::uint32_t c = link.cell_begin; c < link.cell_end; ++c) {
       const std::uint32_t lc = c - cell0;
-      const double inv_diag = loop.cell_inv_diag[lc];
+      const double inv_diag = cell_inv_diag[lc];
       single.p[lc] = cell_C[c] * inv_dt * inv_diag;
       single.f[lc] = C_flow * inv_diag;
       single.gamma[lc] = 0.0;  // links without flow keep it
     }
-    if (link.role == LinkRole::ColdPlate) {
+    if (link.role == ThermalRole::ChipPlate) {
       const auto d = static_cast<std::size_t>(link.die);
       const std::size_t dl = d - die0;
       const std::uint32_t lc = link.cell_begin - cell0;
-      const double g = die_g[d];
-      const double d1 = g * die_inv[d];
+      const double g = chips.g[d];
+      const double d1 = g * chips.inv[d];
       // The heat into the cell, g (D - T_in) = g d0 + g (d1 - 1) T_in (see sweepWidth).
-      single.die_a[dl] = die_store[d] * die_inv[d];
-      single.die_b[dl] = die_inv[d];
+      single.die_a[dl] = chips.store[d] * chips.inv[d];
+      single.die_b[dl] = chips.inv[d];
       single.die_d1[dl] = d1;
-      single.die_e[dl] = g * loop.cell_inv_diag[lc] * (1.0 + plate_heat_error);
+      single.die_e[dl] = g * cell_inv_diag[lc] * (1.0 + ctx.plate_heat_error);
       single.die_cell[dl] = lc;
-      single.die_up[dl] = loop.link_up[l];
-      if (C_flow > 0.0) single.f[lc] = (C_flow + g * (d1 - 1.0)) * loop.cell_inv_diag[lc];
+      single.die_up[dl] = link_up[l];
+      if (C_flow > 0.0) single.f[lc] = (C_flow + g * (d1 - 1.0)) * cell_inv_diag[lc];
     }
   }
-  const std::uint32_t n_out = loop.out_begin.back();
+  const std::uint32_t n_out = out_begin.back();
   for (std::uint32_t k = 0; k < n_out; ++k) {
-    const Link& link = loop.links[loop.out_links[k]];
+    const Link& link = links[out_links[k]];
     single.out_cell_begin[k] = link.cell_begin - cell0;
     single.out_cell_end[k] = link.cell_end - cell0;
   }
-  single.hx_cell = loop.links[hx].cell_begin - cell0;
-  single.pump_cell_begin = loop.links[pump].cell_begin - cell0;
-  single.pump_cell_end = loop.links[pump].cell_end - cell0;
+  single.hx_cell = links[hx].cell_begin - cell0;
+  single.pump_cell_begin = links[pump].cell_begin - cell0;
+  single.pump_cell_end = links[pump].cell_end - cell0;
   single.pump_out = pump_out;
 
   // gamma: the betas with the exchanger's factor taken out (set to one).
   std::fill(single.node_gamma.begin(), single.node_gamma.end(), 0.0);
   single.f[single.hx_cell] = 1.0;
-  propagateSingle<false>(loop, 1.0, nullptr, single.f.data(), nullptr, single.gamma.data(),
+  propagateSingle<false>(1.0, nullptr, single.f.data(), nullptr, single.gamma.data(),
                          single.node_gamma.data());
   for (std::size_t dl = 0; dl < single.die_gamma.size(); ++dl) {
-    const Index l = dies[die0 + dl].link;
+    const Index l = chips.dies[die0 + dl].link;
     single.die_gamma[dl] =
-        loop.C_link[l] > 0.0 ? single.die_d1[dl] * single.node_gamma[single.die_up[dl]] : 0.0;
+        C_link[l] > 0.0 ? single.die_d1[dl] * single.node_gamma[single.die_up[dl]] : 0.0;
   }
   single.Gamma = 0.0;
-  for (std::uint32_t k = loop.in_begin[suction]; k < loop.in_begin[suction + 1]; ++k)
-    single.Gamma += loop.in_weight[k] * single.gamma[loop.in_last_cell[k]];
+  for (std::uint32_t k = in_begin[suction]; k < in_begin[suction + 1]; ++k)
+    single.Gamma += in_weight[k] * single.gamma[in_last_cell[k]];
   single.valid = true;
 }
 
-void CoolingModel::Impl::sweepSingle(Loop& loop, double dt) {
-  Loop::SingleSweep& single = loop.single;
-  const Unit& unit = units[loop.units.front()];
-  const std::uint32_t cell0 = loop.cell_begin;
-  const std::uint32_t die0 = loop.die_begin;
-  const std::size_t n_cells = loop.cell_end - cell0;
-  const std::size_t n_dies = loop.die_end - die0;
+void CoolantLoop::sweepSingle(LoopContext& ctx, double dt) {
+  CoolantCells& cells = ctx.cells;
+  ChipThermal& chips = ctx.chips;
+  const CduUnit& unit = ctx.units[units.front()];
+  const HeatCoupling& pump = ctx.couplings[unit.pump_coupling];
+  const HeatCoupling& exchanger = ctx.couplings[unit.hx_coupling];
+  const std::uint32_t cell0 = cell_begin;
+  const std::uint32_t die0 = die_begin;
+  const std::size_t n_cells = cell_end - cell0;
+  const std::size_t n_dies = die_end - die0;
   double* s = single.s.data();
   double* f = single.f.data();
   const double* p = single.p.data();
-  const double* T_old = cell_T_old.data() + cell0;
+  const double* T_old = cells.T_old.data() + cell0;
 
   // Each cell's equation without its inlet term: stored heat, then the sources of the plates,
   // the pump and the exchanger. No pass-to-pass dependency: these loops vectorise.
   for (std::size_t c = 0; c < n_cells; ++c)
     s[c] = p[c] * T_old[c];
-  const double* D_old = die_T_old.data() + die0;
-  const double* P = die_P.data() + die0;
+  const double* D_old = chips.T_old.data() + die0;
+  const double* P = chips.P.data() + die0;
   for (std::size_t dl = 0; dl < n_dies; ++dl) {
     const double d0 = single.die_a[dl] * D_old[dl] + single.die_b[dl] * P[dl];
     single.die_d0[dl] = d0;
     s[single.die_cell[dl]] += single.die_e[dl] * d0;
   }
-  const double inv_diag_pump = loop.cell_inv_diag[single.pump_cell_begin];
-  s[single.pump_cell_begin] += unit.pump_P_hydraulic * inv_diag_pump;
-  // Exchanger (inlet-referenced): -G (T_in - T_fac) moves G T_fac into the source and -G into
-  // the inlet factor.
-  const double inv_diag_hx = loop.cell_inv_diag[single.hx_cell];
-  s[single.hx_cell] += unit.G_hx * unit.T_facility_supply * inv_diag_hx;
-  const double f_hx = (loop.C_link[unit.hx_link] - unit.G_hx) * inv_diag_hx;
+  const double inv_diag_pump = cell_inv_diag[single.pump_cell_begin];
+  s[single.pump_cell_begin] += pump.q * inv_diag_pump;
+  // Exchanger (inlet-referenced): -G (T_in - T_other) moves G T_other into the source and -G
+  // into the inlet factor.
+  const double inv_diag_hx = cell_inv_diag[single.hx_cell];
+  s[single.hx_cell] += exchanger.G * exchanger.T_other * inv_diag_hx;
+  const double f_hx = (C_link[unit.hx_link] - exchanger.G) * inv_diag_hx;
   f[single.hx_cell] = f_hx;
 
   // The alphas along the flow (tear at 0), then the plates' case nodes from their inlets.
-  double* alpha = cell_alpha.data() + cell0;
-  propagateSingle<true>(loop, 0.0, s, f, loop.node_T.data(), alpha, loop.node_alpha.data());
+  double* alpha = cells.alpha.data() + cell0;
+  propagateSingle<true>(0.0, s, f, node_T.data(), alpha, node_alpha.data());
   for (std::size_t dl = 0; dl < n_dies; ++dl)
-    die_alpha[die0 + dl] =
-        single.die_d0[dl] + single.die_d1[dl] * loop.node_alpha[single.die_up[dl]];
+    chips.alpha[die0 + dl] = single.die_d0[dl] + single.die_d1[dl] * node_alpha[single.die_up[dl]];
 
   // Links without flow: closed cells (their gammas are zero, so the alpha is the temperature).
-  closeStillLinks(loop, dt);
+  closeStillLinks(ctx, dt);
 
   // Closure at the suction: x = A + f_hx Gamma x.
   const Index suction = unit.suction;
   double A = 0.0;
-  for (std::uint32_t k = loop.in_begin[suction]; k < loop.in_begin[suction + 1]; ++k)
-    A += loop.in_weight[k] * alpha[loop.in_last_cell[k]];
-  const double x = A / (1.0 - f_hx * single.Gamma);
-  loop.x[0] = x;
-  const double y = f_hx * x;  // the multiplier of gamma downstream of the exchanger
+  for (std::uint32_t k = in_begin[suction]; k < in_begin[suction + 1]; ++k)
+    A += in_weight[k] * alpha[in_last_cell[k]];
+  const double x0 = A / (1.0 - f_hx * single.Gamma);
+  x[0] = x0;
+  const double y = f_hx * x0;  // the multiplier of gamma downstream of the exchanger
 
   // Back-substitution, summing the heat stored above 0 degC on the way.
   const double* gamma = single.gamma.data();
-  const double* C = cell_C.data() + cell0;
-  double* T = cell_T.data() + cell0;
+  const double* C = cells.C.data() + cell0;
+  double* T = cells.T.data() + cell0;
   double E = 0.0;
   for (std::size_t c = 0; c < n_cells; ++c) {
     T[c] = alpha[c] + gamma[c] * y;
@@ -191,25 +193,24 @@ void CoolingModel::Impl::sweepSingle(Loop& loop, double dt) {
   }
   for (std::uint32_t c = single.pump_cell_begin; c < single.pump_cell_end; ++c) {
     // Upstream of the exchanger: beta = gamma.
-    const double T_up = alpha[c] + gamma[c] * x;
+    const double T_up = alpha[c] + gamma[c] * x0;
     E += C[c] * (T_up - T[c]);
     T[c] = T_up;
   }
   const double* die_gamma = single.die_gamma.data();
-  const double* C_d = die_C.data() + die0;
-  double* D = die_T.data() + die0;
-  const double* die_a = die_alpha.data() + die0;
+  const double* C_d = chips.C.data() + die0;
+  double* D = chips.T.data() + die0;
+  const double* die_a = chips.alpha.data() + die0;
   for (std::size_t dl = 0; dl < n_dies; ++dl) {
     D[dl] = die_a[dl] + die_gamma[dl] * y;
     E += C_d[dl] * (D[dl] - core::kZeroCelsius_K);
   }
-  loop.E_stored = E;
-  const std::size_t n_nodes = loop.network.nodeCount();
+  E_stored = E;
+  const std::size_t n_nodes = network.nodeCount();
   for (std::size_t n = 0; n < n_nodes; ++n)
-    loop.node_T[n] = loop.node_alpha[n] + single.node_gamma[n] * y;
-  loop.node_T[suction] = x;
-  loop.node_T[single.pump_out] =
-      loop.node_alpha[single.pump_out] + single.node_gamma[single.pump_out] * x;
+    node_T[n] = node_alpha[n] + single.node_gamma[n] * y;
+  node_T[suction] = x0;
+  node_T[single.pump_out] = node_alpha[single.pump_out] + single.node_gamma[single.pump_out] * x0;
 }
 
-}  // namespace racktwin::thermal
+}  // namespace racktwin::thermal::cooling

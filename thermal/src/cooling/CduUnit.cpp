@@ -1,0 +1,207 @@
+#include "cooling/CduUnit.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "racktwin/core/StateArchive.hpp"
+#include "racktwin/thermal/CrossFlowCoil.hpp"
+#include "racktwin/thermal/FacilityLoop.hpp"
+
+namespace racktwin::thermal::cooling {
+
+void CduUnit::configure(const core::SiteSpec& site, const CoolantProperties& coolant) {
+  const core::CduSpec& spec = *cdu;
+  T_supply_set = spec.T_supply_set;
+  pump_speed = spec.pump.speed;
+  pump_drive.tau = CriticallyDampedFilter::timeConstant(spec.pump_rise_time);
+  pumps_running = spec.pumps_duty;
+  pumps_healthy = spec.pumps_installed;
+  T_facility_supply = site.facility.T_supply;
+  if (spec.rejection == core::CduSpec::Rejection::RoomAir) {
+    // The loader has checked that the coil can be rated with this coolant.
+    air_coil = findCoolantComponentKind("air-coil");
+    air_coil_p = ComponentParameters{spec.air_coil, spec.air_coil_dp};
+    air_coil->prepare(air_coil_p, coolant.rho * coolant.cp);
+    return;
+  }
+  const CoolantProperties water = Coolant::water().at(site.facility.T_supply);
+  facility_C_nominal = spec.facility_V_flow_nominal * water.rho * water.cp;
+  if (!site.facility.loop.present && spec.facility_valve.A_v > 0.0) {
+    facility_branch.emplace(spec.facility_valve, spec.hx_facility_dp, spec.facility_V_flow_nominal,
+                            spec.facility_dp_boundary, FluidState{water.rho, water.mu});
+  }
+  const double C_secondary_nominal = spec.secondary_V_flow_nominal * coolant.rho * coolant.cp;
+  hx = CounterFlowHeatExchanger::fromRating(spec.Q_flow_nominal, C_secondary_nominal,
+                                            facility_C_nominal, spec.approach_nominal);
+}
+
+void CduUnit::initialise(double T0) {
+  T_supply = T0;
+  T_return = T0;
+  valve_opening = 0.5;
+  valve_integral = 0.5;
+  pump_integral = pump_speed;  // the dp PI starts from the data's speed
+  pump_command = pump_speed;   // the drive at rest at that speed
+  pump_drive.reset(pump_speed);
+}
+
+void CduUnit::setPumpLaw(LinkLaw& pump) const {
+  pump.pump.speed = pumps_running > 0 ? pump_speed : 0.0;
+  pump.pumps_parallel = std::max(pumps_running, 1);
+  // A CDU's pumps discharge through check valves: a stopped CDU on a ring, where the other
+  // CDUs' pumps could drive flow backwards through it, passes none.
+  pump.status = pumps_running > 0 ? LinkStatus::Open : LinkStatus::Closed;
+}
+
+void CduUnit::takeSolve(double dp_pump, double V_pump, HeatCoupling& pump) {
+  // The hydraulic power enters the coolant as heat; the motor loss goes to room air.
+  pump_dp = dp_pump;
+  pump_P_hydraulic = std::max(0.0, pump_dp * V_pump);
+  pump_P_electric = pump_P_hydraulic / cdu->pump.efficiency;
+  V_secondary = V_pump;
+  pump.q = pump_P_hydraulic;
+}
+
+bool CduUnit::startPendingStandby(double t) {
+  if (pending_switches > 0 && t >= switch_time - 1e-9 * std::max(1.0, switch_time)) {
+    pumps_running += pending_switches;
+    pending_switches = 0;
+    switch_time = kNever;
+    return true;
+  }
+  return false;
+}
+
+void CduUnit::controlValve(double dt, FacilityLoop* facility) {
+  const core::CduSpec& spec = *cdu;
+  if (valve_stuck) return;
+  // PI on the secondary supply temperature (measured at the end of the last step): too warm ->
+  // open. Anti-windup: the integral does not grow while the output is saturated that way.
+  const double error = T_supply - T_supply_set;
+  const double proportional = spec.valve_gain * error;
+  const double integral_rate = spec.valve_gain / spec.valve_integral_time * error;
+  double wanted = proportional + valve_integral + integral_rate * dt;
+  const bool saturated_high = wanted > 1.0 && error > 0.0;
+  const bool saturated_low = wanted < spec.valve_opening_min && error < 0.0;
+  if (!saturated_high && !saturated_low) valve_integral += integral_rate * dt;
+  wanted = std::clamp(proportional + valve_integral, spec.valve_opening_min, 1.0);
+  if (facility != nullptr && facility_index >= 0) {
+    // The facility unit's valve actuator strokes toward the command (its own stroke time).
+    const auto u = static_cast<std::size_t>(facility_index);
+    facility->setValveCommand(u, wanted);
+    valve_opening = facility->valveOpening(u);
+    return;
+  }
+  // The actuator moves at most dt / stroke_time per step.
+  const double max_move = spec.valve_stroke_time > 0.0 ? dt / spec.valve_stroke_time : 1.0;
+  valve_opening += std::clamp(wanted - valve_opening, -max_move, max_move);
+}
+
+bool CduUnit::controlPump(double dt, double rack_dp_min) {
+  const core::CduSpec& spec = *cdu;
+  if (pumps_running == 0) return false;
+  if (spec.pump_dp_set > 0.0) {
+    // The dp now, from the last solve by the affinity laws (dp ~ speed^2 on a fixed system) at
+    // the drive's actual speed, so the re-solve threshold below is no dead band for the
+    // controller to cycle in, and the drive's lag is inside the loop the PI closes.
+    const double ratio = pump_speed / std::max(pump_speed_solved, 1e-9);
+    const double dp = rack_dp_min * ratio * ratio;
+    const double error = spec.pump_dp_set - dp;  // too little dp: speed up
+    const double proportional = spec.pump_dp_gain * error;
+    const double integral_rate = spec.pump_dp_gain / spec.pump_dp_integral_time * error;
+    const double wanted = proportional + pump_integral + integral_rate * dt;
+    // Anti-windup: the integral does not grow while the command is saturated that way.
+    const bool saturated =
+        (wanted > 1.0 && error > 0.0) || (wanted < spec.pump_speed_min && error < 0.0);
+    if (!saturated) pump_integral += integral_rate * dt;
+    pump_command = std::clamp(proportional + pump_integral, spec.pump_speed_min, 1.0);
+  }
+  // The drive follows the command with its rise time; a settled drive does not move.
+  if (pump_speed != pump_command || pump_drive.stage != pump_command)
+    pump_speed = pump_drive.advance(pump_command, dt);
+  // Solve again once the speed has moved a tenth of a percent: dp then lags by at most ~0.2 %.
+  return std::abs(pump_speed - pump_speed_solved) > 1e-3;
+}
+
+void CduUnit::prepareExchanger(FacilityLoop* facility, double C_coolant, double T_room,
+                               HeatCoupling& exchanger) {
+  if (air_coil != nullptr) {
+    // The fans run at the PI's output; the coil draws room air.
+    C_air = air_coil->airFlow(air_coil_p, valve_opening) * kAirCapacityPerFlow;
+    fan_P = air_coil->fanPower(air_coil_p, valve_opening);
+    G_hx = air_coil->conductance(air_coil_p, C_coolant, C_air);
+    exchanger.G = G_hx;
+    exchanger.T_other = T_room;
+    T_facility_supply = T_room;
+    return;
+  }
+  if (facility != nullptr && facility_index >= 0) {
+    const auto u = static_cast<std::size_t>(facility_index);
+    C_facility = facility->cduCapacityRate(u);
+    T_facility_supply = facility->cduSupplyTemperature(u);
+  } else if (facility_branch) {
+    V_facility = facility_branch->flow(valve_opening);
+    C_facility = V_facility * (facility_C_nominal / cdu->facility_V_flow_nominal);
+  } else {
+    V_facility = valve_opening * cdu->facility_V_flow_nominal;
+    C_facility = valve_opening * facility_C_nominal;
+  }
+  G_hx = hx->conductance(C_coolant, C_facility);
+  exchanger.G = G_hx;
+  exchanger.T_other = T_facility_supply;
+}
+
+void CduUnit::takeSweep(const HeatCoupling& exchanger, double T_supply_now, double T_return_now,
+                        FacilityLoop* facility) {
+  Q_hx = exchanger.Q_out;
+  T_supply = T_supply_now;
+  T_return = T_return_now;
+  if (air_coil != nullptr) {
+    // The "facility" side of an air coil is its air: the temperature leaving the coil.
+    T_facility_return = C_air > 0.0 ? T_facility_supply + Q_hx / C_air : T_facility_supply;
+    return;
+  }
+  if (facility != nullptr && facility_index >= 0)
+    V_facility = facility->cduFlow(static_cast<std::size_t>(facility_index));
+  T_facility_return = C_facility > 0.0 ? T_facility_supply + Q_hx / C_facility : T_facility_supply;
+}
+
+bool CduUnit::tripPump(double now) {
+  if (pumps_running == 0) return false;
+  // A duty pump trips for good. A healthy pump that is not running (a standby) starts after the
+  // switch-over time; meanwhile the CDU runs on the remaining duty pumps.
+  --pumps_running;
+  --pumps_healthy;
+  const int standby = pumps_healthy - pumps_running - pending_switches;
+  if (standby > 0) {
+    if (pending_switches == 0) switch_time = now + cdu->standby_switchover_time;
+    ++pending_switches;
+  }
+  return true;
+}
+
+void CduUnit::lose() {
+  pumps_running = pumps_healthy = pending_switches = 0;
+  switch_time = kNever;
+}
+
+bool CduUnit::commandPumpSpeed(double speed) {
+  // The drive ramps to the new speed with its rise time (at once without one).
+  pump_command = speed;
+  pump_integral = speed;  // a dp PI goes on from the new speed
+  if (pump_drive.tau > 0.0) return false;
+  pump_speed = speed;
+  pump_drive.reset(speed);
+  return true;
+}
+
+void CduUnit::visitState(core::StateArchive& b) {
+  b(pump_speed, pumps_running, pumps_healthy, pending_switches, switch_time, valve_opening,
+    valve_integral, pump_integral, pump_speed_solved, pump_command, pump_drive.tau,
+    pump_drive.stage, pump_drive.output, valve_stuck, T_facility_supply, T_supply_set,
+    facility_C_nominal, C_facility, G_hx, C_air, fan_P);
+  b(Q_hx, T_supply, T_return, V_secondary, V_facility, T_facility_return, pump_dp, pump_P_hydraulic,
+    pump_P_electric);
+}
+
+}  // namespace racktwin::thermal::cooling
