@@ -126,12 +126,8 @@ void readOutput(const MapReader& root, core::SiteSpec& site) {
   if (m->has("per_gpu")) {
     if (m->isScalar("per_gpu")) {
       const std::string v = m->string("per_gpu", "auto, all, none or a list of rack, row and hall ids");
-      if (v == "auto") {
-        output.per_gpu = Mode::Auto;
-      } else if (v == "all") {
-        output.per_gpu = Mode::Every;
-      } else if (v == "none") {
-        output.per_gpu = Mode::Aggregated;
+      if (const auto mode = perGpuMode(v)) {
+        output.per_gpu = *mode;
       } else {
         m->fail("per_gpu", "expected auto, all, none or a list of rack, row and hall ids, got "
                                + core::quoteForMessage(v));
@@ -175,7 +171,7 @@ void readOutput(const MapReader& root, core::SiteSpec& site) {
       const ListReader levels = m->list("aggregates", "auto, none or a list of rack, row, hall");
       for (std::size_t i = 0; i < levels.size(); ++i) {
         const std::string level = levels.string(i, "rack, row or hall");
-        if (level != "rack" && level != "row" && level != "hall") {
+        if (!isAggregateLevel(level)) {
           levels.failItem(i, "expected rack, row or hall, got " + core::quoteForMessage(level));
         }
         if (std::find(output.aggregates.begin(), output.aggregates.end(), level)

@@ -44,6 +44,18 @@ std::optional<long> wholeNumber(const std::string& text) {
 
 }  // namespace
 
+std::optional<core::OutputSpec::PerGpu> perGpuMode(std::string_view word) {
+  using Mode = core::OutputSpec::PerGpu;
+  if (word == "auto") return Mode::Auto;
+  if (word == "all") return Mode::Every;
+  if (word == "none") return Mode::Aggregated;
+  return std::nullopt;
+}
+
+bool isAggregateLevel(std::string_view level) {
+  return level == "rack" || level == "row" || level == "hall";
+}
+
 bool everyGpuRecorded(const core::SiteSpec& site) {
   using Mode = core::OutputSpec::PerGpu;
   return site.output.per_gpu == Mode::Every
@@ -154,12 +166,8 @@ void applyOutputOverrides(core::SiteSpec& site, const OutputOverrides& o) {
   if (o.per_gpu) {
     const std::string& v = *o.per_gpu;
     output.per_gpu_ids.clear();
-    if (v == "auto") {
-      output.per_gpu = Mode::Auto;
-    } else if (v == "all") {
-      output.per_gpu = Mode::Every;
-    } else if (v == "none") {
-      output.per_gpu = Mode::Aggregated;
+    if (const auto mode = perGpuMode(v)) {
+      output.per_gpu = *mode;
     } else {
       const core::FloorPlanSpec floor = floorPlanOf(site);
       output.per_gpu = Mode::Selected;
@@ -193,7 +201,7 @@ void applyOutputOverrides(core::SiteSpec& site, const OutputOverrides& o) {
     output.aggregates_auto = v == "auto";
     if (v != "auto" && v != "none") {
       for (const std::string& level : splitCommas(v)) {
-        if (level != "rack" && level != "row" && level != "hall") {
+        if (!isAggregateLevel(level)) {
           failOption("--aggregates", "expected auto, none or levels rack, row, hall separated by "
                                      "commas, got " + core::quoteForMessage(v));
         }

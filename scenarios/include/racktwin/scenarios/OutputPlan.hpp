@@ -3,6 +3,7 @@
 // halls): what a DetailSink needs, and the command-line overrides of `racktwin run`.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "racktwin/core/OutputDetail.hpp"
@@ -17,6 +18,11 @@ core::DetailPlan detailPlanOf(const core::SiteSpec& site);
 /// Whether every GPU keeps its own columns under site.output (per_gpu all, or auto on a site of
 /// at most OutputSpec::kAutoPerGpuLimit GPUs).
 bool everyGpuRecorded(const core::SiteSpec& site);
+
+/// The mode a word of `per_gpu` names: auto, all (Every), none (Aggregated); nullopt for others.
+std::optional<core::OutputSpec::PerGpu> perGpuMode(std::string_view word);
+/// True for the aggregate levels rack, row and hall.
+bool isAggregateLevel(std::string_view level);
 
 /// An empty string when `id` names a rack, row or hall of the site; else why not.
 std::string unknownSelection(const core::SiteSpec& site, const core::FloorPlanSpec& floor,
