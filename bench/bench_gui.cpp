@@ -1,8 +1,9 @@
-// The desktop program on a large site (default: bench/gen_site.py 4167 --halls 4 --layout, about
-// 300,000 GPUs): time from openScenario to the window shown with its first frame drawn, to the
-// twin assembled in the worker (its first record), the site tree's build alone, a search for one
-// chip over every rack, and opening a rack. Run under xvfb-run (the 3D view needs GLX).
-//   bench/run-under... xvfb-run -a build/release/bench/bench_gui SCENARIO.yaml
+// The desktop program on a large site (bench/gen_site.py 4167 --halls 4 --layout, about 300,000
+// GPUs): time from opening a scenario (or a result) to the window shown with its first frame
+// drawn, for a scenario to the twin assembled in the worker (its first record); the site tree's
+// build alone, a search for one chip over every rack, and opening a rack. Run under xvfb-run
+// (the 3D view needs GLX):
+//   xvfb-run -a build/release/bench/bench_gui SCENARIO.yaml|RESULT.h5 [SCENARIO.yaml]
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -38,7 +39,7 @@ void settle(int ms) {
 int main(int argc, char** argv) {
   using namespace racktwin;
   if (argc < 2) {
-    std::fprintf(stderr, "usage: bench_gui SCENARIO.yaml\n");
+    std::fprintf(stderr, "usage: bench_gui SCENARIO.yaml|RESULT.h5 [SCENARIO.yaml]\n");
     return 2;
   }
   gui::setDefaultSurfaceFormat();
@@ -52,7 +53,8 @@ int main(int argc, char** argv) {
   QElapsedTimer clock;
   clock.start();
   QString error;
-  if (!window.openScenario(path, &error)) {
+  const bool result = path.endsWith(".h5");
+  if (!window.openFile(path, &error)) {
     std::fprintf(stderr, "bench_gui: %s\n", error.toStdString().c_str());
     return 1;
   }
@@ -60,15 +62,21 @@ int main(int argc, char** argv) {
   QApplication::processEvents();
   window.grabView();  // the first frame, drawn
   const double drawn = clock.nsecsElapsed() * 1e-9;
-  // The worker assembles the twin and records t = 0.
-  while (window.store().samples() == 0 && clock.elapsed() < 600000)
-    QApplication::processEvents(QEventLoop::AllEvents, 20);
-  const double live = clock.nsecsElapsed() * 1e-9;
-  std::printf("%s: openScenario %.2f s, first frame drawn %.2f s, twin live (first record) "
-              "%.2f s\n",
-              argv[1], opened, drawn, live);
+  if (result) {
+    std::printf("%s: openResult %.2f s (%zu samples), first frame drawn %.2f s\n", argv[1],
+                opened, window.store().samples(), drawn);
+    if (argc < 3) return 0;
+  } else {
+    // The worker assembles the twin and records t = 0.
+    while (window.store().samples() == 0 && clock.elapsed() < 600000)
+      QApplication::processEvents(QEventLoop::AllEvents, 20);
+    const double live = clock.nsecsElapsed() * 1e-9;
+    std::printf("%s: openScenario %.2f s, first frame drawn %.2f s, twin live (first record) "
+                "%.2f s\n",
+                argv[1], opened, drawn, live);
+  }
 
-  const core::SiteSpec site = scenarios::loadScenario(argv[1]);
+  const core::SiteSpec site = scenarios::loadScenario(result ? argv[2] : argv[1]);
   gui::SiteTreeModel model;
   clock.restart();
   model.build(site);
