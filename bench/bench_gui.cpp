@@ -63,17 +63,18 @@ int main(int argc, char** argv) {
   window.grabView();  // the first frame, drawn
   const double drawn = clock.nsecsElapsed() * 1e-9;
   if (result) {
-    std::printf("%s: openResult %.2f s (%zu samples), first frame drawn %.2f s\n", argv[1],
-                opened, window.store().samples(), drawn);
+    std::printf("%s: openResult %.2f s (%zu samples), first frame drawn %.2f s\n", argv[1], opened,
+                window.store().samples(), drawn);
     if (argc < 3) return 0;
   } else {
     // The worker assembles the twin and records t = 0.
     while (window.store().samples() == 0 && clock.elapsed() < 600000)
       QApplication::processEvents(QEventLoop::AllEvents, 20);
     const double live = clock.nsecsElapsed() * 1e-9;
-    std::printf("%s: openScenario %.2f s, first frame drawn %.2f s, twin live (first record) "
-                "%.2f s\n",
-                argv[1], opened, drawn, live);
+    std::printf(
+        "%s: openScenario %.2f s, first frame drawn %.2f s, twin live (first record) "
+        "%.2f s\n",
+        argv[1], opened, drawn, live);
   }
 
   const core::SiteSpec site = scenarios::loadScenario(result ? argv[2] : argv[1]);

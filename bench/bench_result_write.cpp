@@ -117,8 +117,7 @@ int main(int argc, char** argv) {
         auto sink = rc::makeHdf5Sink(path, s.options);
         sink->open(replay.metadata, replay.channels);
         for (std::size_t i = 0; i < samples; ++i) {
-          sink->append(replay.times[i],
-                       std::span<const double>(rows.data() + i * width, width));
+          sink->append(replay.times[i], std::span<const double>(rows.data() + i * width, width));
         }
         sink->close(true, "{}");
         best = std::min(best, seconds(start));

@@ -8,9 +8,9 @@
 #include <vtkCamera.h>
 #include <vtkNew.h>
 #include <vtkPNGWriter.h>
-#include <vtkWindowToImageFilter.h>
 #include <vtkRenderWindow.h>
 #include <vtkRenderer.h>
+#include <vtkWindowToImageFilter.h>
 
 #include <algorithm>
 #include <chrono>
@@ -81,9 +81,9 @@ int main(int argc, char** argv) {
                   frames->geometryFromScenario() ? "" : " (no scenario: fallback layout)");
       std::printf("open (read, reduce, lay out): %.3f s (best of 3)\n", open_best);
     }
-    std::printf("site: %zu racks, %zu rows, %zu halls, %zu CDUs, %zu pipes\n",
-                geometry.rackCount(), geometry.rows().size(), geometry.halls().size(),
-                geometry.cduCount(), geometry.pipeCount());
+    std::printf("site: %zu racks, %zu rows, %zu halls, %zu CDUs, %zu pipes\n", geometry.rackCount(),
+                geometry.rows().size(), geometry.halls().size(), geometry.cduCount(),
+                geometry.pipeCount());
 
     const auto build_start = std::chrono::steady_clock::now();
     Scene scene(geometry);
@@ -154,9 +154,10 @@ int main(int argc, char** argv) {
       window->Render();
     }
     double per = seconds(start) / n;
-    std::printf("playback, whole site %dx%d (update + render): %.1f ms per frame (update %.2f "
-                "ms), %.1f fps\n",
-                width, height, 1e3 * per, 1e3 * update_spent / n, 1.0 / per);
+    std::printf(
+        "playback, whole site %dx%d (update + render): %.1f ms per frame (update %.2f "
+        "ms), %.1f fps\n",
+        width, height, 1e3 * per, 1e3 * update_spent / n, 1.0 / per);
 
     vtkCamera* camera = renderer->GetActiveCamera();
     start = std::chrono::steady_clock::now();

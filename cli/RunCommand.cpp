@@ -120,12 +120,13 @@ void printPlan(const scenarios::Twin& twin, const core::DetailPlan& plan,
   std::string levels;
   for (const core::DetailPlan::Level& level : plan.levels)
     levels += (levels.empty() ? "" : ", ") + level.name;
-  std::printf("result: about %.3g MB (%.0f values a record, %.0f records); GPUs, CPUs, NVSwitches "
-              "and trays one by one in %zu of %zu racks; aggregates: %s; hottest GPUs: %zu; "
-              "deflate %d\n",
-              estimate.bytes / 1e6, estimate.values_per_record, estimate.records, detailed,
-              plan.rack_ids.size(), levels.empty() ? "none" : levels.c_str(), plan.hottest,
-              twin.site().output.compression);
+  std::printf(
+      "result: about %.3g MB (%.0f values a record, %.0f records); GPUs, CPUs, NVSwitches "
+      "and trays one by one in %zu of %zu racks; aggregates: %s; hottest GPUs: %zu; "
+      "deflate %d\n",
+      estimate.bytes / 1e6, estimate.values_per_record, estimate.records, detailed,
+      plan.rack_ids.size(), levels.empty() ? "none" : levels.c_str(), plan.hottest,
+      twin.site().output.compression);
 }
 
 void printSummary(const core::Summary& summary, const scenarios::Twin& twin,

@@ -231,10 +231,10 @@ void Hdf5Sink::open(const RunMetadata& metadata, const std::vector<ChannelInfo>&
     RACKTWIN_ASSERT(
         channel.group.find('/') == std::string::npos && channel.name.find('/') == std::string::npos,
         "recorder channel group and name must not contain '/'");
-    RACKTWIN_ASSERT(channel.group != "time" && channel.group != "scenario"
-                        && channel.group != "entities" && channel.group != "resume"
-                        && channel.name != "ids",
-                    "recorder channel uses a reserved name (time, scenario, entities, resume, ids)");
+    RACKTWIN_ASSERT(
+        channel.group != "time" && channel.group != "scenario" && channel.group != "entities"
+            && channel.group != "resume" && channel.name != "ids",
+        "recorder channel uses a reserved name (time, scenario, entities, resume, ids)");
     const hid_t group = groupFor(channel.group);
     if (!channel.entity_ids.empty()) {
       auto [it, inserted] = group_ids.try_emplace(channel.group, &channel.entity_ids);
@@ -396,12 +396,11 @@ void Hdf5Sink::writeIds(hid_t group, const std::string& group_name,
   const Dataspace space(check(H5Screate_simple(1, &count, nullptr), "creating a dataspace"));
   const PropertyList dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "creating a property list"));
   check(H5Pset_obj_track_times(dcpl.get(), false), "disabling timestamps");
-  const Dataset dataset(options_.resume
-                            ? check(H5Dopen2(group, name.c_str(), H5P_DEFAULT), "opening dataset",
-                                    path)
-                            : check(H5Dcreate2(group, name.c_str(), string_type_.get(),
-                                               space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-                                    "creating dataset", path));
+  const Dataset dataset(
+      options_.resume ? check(H5Dopen2(group, name.c_str(), H5P_DEFAULT), "opening dataset", path)
+                      : check(H5Dcreate2(group, name.c_str(), string_type_.get(), space.get(),
+                                         H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                              "creating dataset", path));
   if (options_.resume) requireShape(dataset.get(), path, 1, count, 0);
   std::vector<const char*> pointers;
   pointers.reserve(ids.size());

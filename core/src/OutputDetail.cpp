@@ -88,8 +88,9 @@ std::int64_t rackOf(std::string_view id,
   return -1;
 }
 
-std::unique_ptr<InsideGroup> classify(const DetailPlan& plan, const ChannelInfo& channel,
-                                      const std::unordered_map<std::string_view, std::uint32_t>& racks) {
+std::unique_ptr<InsideGroup> classify(
+    const DetailPlan& plan, const ChannelInfo& channel,
+    const std::unordered_map<std::string_view, std::uint32_t>& racks) {
   const std::vector<std::string>& ids = channel.entity_ids;
   std::vector<std::uint32_t> rack_of(ids.size());
   for (std::size_t j = 0; j < ids.size(); ++j) {
@@ -211,16 +212,18 @@ Program compile(const DetailPlan& plan, const std::vector<ChannelInfo>& channels
       Reduce reduce{in, width, &level, kNone, kNone, kNone};
       // A mean over entities of their interval maxima is no physical quantity: maxima only.
       if (channel.aggregation != Aggregation::Max) {
-        reduce.mean = stat("mean", "Mean over " + entitiesOf(channel.group) + each
-                                       + channel.description, channel.unit);
+        reduce.mean =
+            stat("mean", "Mean over " + entitiesOf(channel.group) + each + channel.description,
+                 channel.unit);
       }
-      reduce.max = stat("max", "Maximum over " + entitiesOf(channel.group) + each
-                                   + channel.description, channel.unit);
-      reduce.argmax = stat("argmax",
-                           "Index into /entities/" + channel.group + " of the entity holding "
-                               + channel.name + ".max (the first on a tie)" + each
-                               + channel.description,
-                           "1");
+      reduce.max =
+          stat("max", "Maximum over " + entitiesOf(channel.group) + each + channel.description,
+               channel.unit);
+      reduce.argmax =
+          stat("argmax",
+               "Index into /entities/" + channel.group + " of the entity holding " + channel.name
+                   + ".max (the first on a tie)" + each + channel.description,
+               "1");
       p.reduces.push_back(reduce);
       p.largest_level = std::max(p.largest_level, level.ids.size());
     }
@@ -248,9 +251,9 @@ Program compile(const DetailPlan& plan, const std::vector<ChannelInfo>& channels
     for (std::size_t k = 1; k <= p.hottest_count; ++k)
       ranks.push_back(std::to_string(k));
     const std::string group = plan.hottest_group + "_hottest";
-    const std::string which = " (the " + std::to_string(p.hottest_count) + " '"
-                              + plan.hottest_group + "' entities with the highest "
-                              + ranked.name + " of the record, hottest first)";
+    const std::string which = " (the " + std::to_string(p.hottest_count) + " '" + plan.hottest_group
+                              + "' entities with the highest " + ranked.name
+                              + " of the record, hottest first)";
     ChannelInfo index;
     index.group = group;
     index.name = "index";
@@ -272,7 +275,8 @@ Program compile(const DetailPlan& plan, const std::vector<ChannelInfo>& channels
     }
   }
   for (const auto& group : p.groups) {
-    if (!group->all_kept || !plan.levels.empty() || (rank != nullptr && group->name == plan.hottest_group)) {
+    if (!group->all_kept || !plan.levels.empty()
+        || (rank != nullptr && group->name == plan.hottest_group)) {
       p.entity_lists.emplace_back(group->name, group->ids);
     }
   }

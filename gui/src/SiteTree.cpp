@@ -93,8 +93,9 @@ void SiteTreeModel::openRack(std::size_t r) {
     const std::string tray = parentOf(id);
     auto it = trays.find(tray);
     if (it == trays.end()) {
-      it = trays.emplace(tray, add(rack, leafOf(tray), QString::fromStdString(tray),
-                                   EntityKind::Tray))
+      it = trays
+               .emplace(tray,
+                        add(rack, leafOf(tray), QString::fromStdString(tray), EntityKind::Tray))
                .first;
     }
     add(it->second, leafOf(id) + "  ·  " + what, QString::fromStdString(id), EntityKind::Chip);
@@ -163,19 +164,17 @@ void SiteTreeModel::build(const core::SiteSpec& site) {
   layout_ = core::SiteLayout::build(site);
   rack_items_.assign(site.racks.size(), nullptr);
   opened_.assign(site.racks.size(), false);
-  QStandardItem* rows = add(site_item, floor.halls.size() > 1 ? "Halls" : "Rows", QString(),
-                            EntityKind::Group);
+  QStandardItem* rows =
+      add(site_item, floor.halls.size() > 1 ? "Halls" : "Rows", QString(), EntityKind::Group);
   for (const core::FloorHallSpec& hall : floor.halls) {
-    QStandardItem* parent =
-        floor.halls.size() > 1
-            ? add(rows, QString::fromStdString(hall.id), QString::fromStdString(hall.id),
-                  EntityKind::Group)
-            : rows;
+    QStandardItem* parent = floor.halls.size() > 1
+                                ? add(rows, QString::fromStdString(hall.id),
+                                      QString::fromStdString(hall.id), EntityKind::Group)
+                                : rows;
     for (const std::uint32_t k : hall.rows) {
       const core::FloorRowSpec& row = floor.rows[k];
-      QStandardItem* row_item =
-          add(parent, QString::fromStdString(row.id), QString::fromStdString(row.id),
-              EntityKind::Row);
+      QStandardItem* row_item = add(parent, QString::fromStdString(row.id),
+                                    QString::fromStdString(row.id), EntityKind::Row);
       for (const std::uint32_t r : row.racks) {
         const core::RackSpec& rack = site.racks[r];
         const QString text =

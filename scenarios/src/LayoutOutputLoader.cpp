@@ -82,8 +82,8 @@ void readHalls(const MapReader& layout, core::FloorPlanSpec& floor, int rows_per
   }
   for (std::size_t k = 0; k < floor.rows.size(); ++k) {
     if (hall_of[k] < 0) {
-      layout.fail("halls", "row '" + floor.rows[k].id
-                               + "' is in no hall; with halls, every row is in one");
+      layout.fail("halls",
+                  "row '" + floor.rows[k].id + "' is in no hall; with halls, every row is in one");
     }
   }
 }
@@ -99,9 +99,8 @@ void readLayout(const MapReader& root, core::SiteSpec& site) {
     return;
   }
   using core::Dimension;
-  floor.rack_pitch =
-      layout->quantityOr("rack_pitch", Dimension::Length, floor.rack_pitch, Check::Positive,
-                         Kind::RackPitch);
+  floor.rack_pitch = layout->quantityOr("rack_pitch", Dimension::Length, floor.rack_pitch,
+                                        Check::Positive, Kind::RackPitch);
   floor.row_pitch = layout->quantityOr("row_pitch", Dimension::Length, floor.row_pitch,
                                        Check::Positive, Kind::RowPitch);
   floor.aisle_width = layout->quantityOr("aisle_width", Dimension::Length, floor.aisle_width,
@@ -118,14 +117,14 @@ void readLayout(const MapReader& root, core::SiteSpec& site) {
 
 void readOutput(const MapReader& root, core::SiteSpec& site) {
   using Mode = core::OutputSpec::PerGpu;
-  const auto m = root.optionalMap(
-      "output", {"per_gpu", "hottest_gpus", "aggregates", "compression", "shuffle",
-                 "chunk_columns"});
+  const auto m = root.optionalMap("output", {"per_gpu", "hottest_gpus", "aggregates", "compression",
+                                             "shuffle", "chunk_columns"});
   if (!m) return;
   core::OutputSpec& output = site.output;
   if (m->has("per_gpu")) {
     if (m->isScalar("per_gpu")) {
-      const std::string v = m->string("per_gpu", "auto, all, none or a list of rack, row and hall ids");
+      const std::string v =
+          m->string("per_gpu", "auto, all, none or a list of rack, row and hall ids");
       if (const auto mode = perGpuMode(v)) {
         output.per_gpu = *mode;
       } else {
@@ -133,7 +132,8 @@ void readOutput(const MapReader& root, core::SiteSpec& site) {
                                + core::quoteForMessage(v));
       }
     } else {
-      const ListReader ids = m->list("per_gpu", "auto, all, none or a list of rack, row and hall ids");
+      const ListReader ids =
+          m->list("per_gpu", "auto, all, none or a list of rack, row and hall ids");
       if (ids.size() == 0) m->fail("per_gpu", "expected at least one rack, row or hall id");
       output.per_gpu = Mode::Selected;
       for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -162,8 +162,8 @@ void readOutput(const MapReader& root, core::SiteSpec& site) {
     if (m->isScalar("aggregates")) {
       const std::string v = m->string("aggregates", "auto, none or a list of rack, row, hall");
       if (v != "auto" && v != "none") {
-        m->fail("aggregates",
-                "expected auto, none or a list of rack, row, hall, got " + core::quoteForMessage(v));
+        m->fail("aggregates", "expected auto, none or a list of rack, row, hall, got "
+                                  + core::quoteForMessage(v));
       }
       output.aggregates_auto = v == "auto";
     } else {

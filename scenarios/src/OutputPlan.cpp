@@ -175,7 +175,8 @@ void applyOutputOverrides(core::SiteSpec& site, const OutputOverrides& o) {
         if (id.empty()) {
           failOption("--per-gpu",
                      "expected auto, all, none or rack, row and hall ids separated by commas, "
-                     "got " + core::quoteForMessage(v));
+                     "got "
+                         + core::quoteForMessage(v));
         }
         if (const std::string why = unknownSelection(site, floor, id); !why.empty()) {
           failOption("--per-gpu", why);
@@ -202,8 +203,10 @@ void applyOutputOverrides(core::SiteSpec& site, const OutputOverrides& o) {
     if (v != "auto" && v != "none") {
       for (const std::string& level : splitCommas(v)) {
         if (!isAggregateLevel(level)) {
-          failOption("--aggregates", "expected auto, none or levels rack, row, hall separated by "
-                                     "commas, got " + core::quoteForMessage(v));
+          failOption("--aggregates",
+                     "expected auto, none or levels rack, row, hall separated by "
+                     "commas, got "
+                         + core::quoteForMessage(v));
         }
         if (std::find(output.aggregates.begin(), output.aggregates.end(), level)
             != output.aggregates.end()) {

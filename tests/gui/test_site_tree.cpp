@@ -49,8 +49,8 @@ TEST_CASE("Racks make their trays and chips when opened, looked up or searched",
   CHECK(gpu.parent().parent().data(SiteTreeModel::IdRole).toString() == "row7/rack08");
   const int per_rack = 18 + 9 + 18 * (4 + 2) + 9 * 2;
   CHECK(countRows(model, QModelIndex()) == before + 2 * per_rack);
-  CHECK(per_rack * 64 == 27 * 64 + static_cast<int>(layout.gpu_count + layout.cpu_count
-                                                    + layout.switch_count));
+  CHECK(per_rack * 64
+        == 27 * 64 + static_cast<int>(layout.gpu_count + layout.cpu_count + layout.switch_count));
 
   // A search for a chip keeps the racks that hold it, opened or not, and only those.
   SiteTreeFilter filter;

@@ -49,8 +49,9 @@ TEST_CASE("Aggregates written by a run equal the statistics of its per-GPU datas
   const std::string out = dir + "/all.h5";
   // scheduler-queue: 8 racks in two rows, six jobs starting and ending (GPUs idle, busy, in
   // checkpoints), so racks differ; every GPU kept and every aggregate written.
-  const auto run = runProgram(kCli + " run scenarios/scheduler-queue.yaml --record-interval 30 -q -o "
-                              + out + " --per-gpu all --aggregates rack,row,hall --hottest-gpus 7");
+  const auto run =
+      runProgram(kCli + " run scenarios/scheduler-queue.yaml --record-interval 30 -q -o " + out
+                 + " --per-gpu all --aggregates rack,row,hall --hottest-gpus 7");
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
   const rc::ResultFileInfo info = rc::readResultInfo(out);
@@ -67,14 +68,15 @@ TEST_CASE("Aggregates written by a run equal the statistics of its per-GPU datas
     const std::string group = group_level.substr(0, group_level.find("_by_"));
     const std::string level = group_level.substr(group_level.find("_by_") + 4);
     REQUIRE(by_path.count(d.source) == 1);
-    CHECK(d.aggregation == (by_path[d.source]->aggregation == "max" ? "max"
-                            : by_path[d.source]->aggregation));
+    CHECK(d.aggregation
+          == (by_path[d.source]->aggregation == "max" ? "max" : by_path[d.source]->aggregation));
     std::vector<unsigned long long> source_shape, shape;
     const std::vector<double> source = rc::readResultDataset(out, d.source, &source_shape);
     const std::vector<double> written = rc::readResultDataset(out, d.path, &shape);
     const std::vector<std::string> ids = rc::readResultStrings(out, "/" + group + "/ids");
     CHECK(rc::readResultStrings(out, "/entities/" + group) == ids);
-    const std::vector<std::string> level_ids = rc::readResultStrings(out, "/" + group_level + "/ids");
+    const std::vector<std::string> level_ids =
+        rc::readResultStrings(out, "/" + group_level + "/ids");
     // Rows are the racks' id prefixes; the site is one hall.
     std::vector<std::size_t> owner;
     if (level == "hall") {
@@ -165,9 +167,8 @@ TEST_CASE("An aggregated run holds the full run's numbers and resumes bit for bi
   // The rack datasets are the same numbers whatever the level of detail.
   CHECK(rc::readResultDataset(full, "/rack/P_ac") == rc::readResultDataset(ref, "/rack/P_ac"));
 
-  const auto killed =
-      runProgram("RACKTWIN_TEST_SIGNAL=KILL RACKTWIN_TEST_SIGNAL_AT_S=725 " + kCli + " run "
-                 + scenario + options + " -q -o " + out);
+  const auto killed = runProgram("RACKTWIN_TEST_SIGNAL=KILL RACKTWIN_TEST_SIGNAL_AT_S=725 " + kCli
+                                 + " run " + scenario + options + " -q -o " + out);
   CHECK(killed.exit_code == 128 + 9);
   // The options are the run's: they cannot be changed on resume.
   const auto changed = runProgram(kCli + " run --resume " + out + " --per-gpu all -q");

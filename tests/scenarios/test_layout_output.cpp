@@ -111,14 +111,16 @@ TEST_CASE("layout: halls group rows by id or prefix, with spacing", "[scenarios]
 TEST_CASE("layout: errors name the file, line and key", "[scenarios][layout]") {
   requireError("layout:\n  halls:\n    - {id: a, rows: [h1/*, h3/row9]}\n", "h3/row9",
                "layout.halls[0].rows[1]", {"no row 'h3/row9'", "h1/row1"});
-  requireError("layout:\n  halls:\n    - {id: a, rows: [h1/*]}\n    - {id: b, rows: [h1/row2, h2/*]}\n",
-               "id: b", "layout.halls[1].rows[0]", {"row 'h1/row2' is already in hall 'a'"});
+  requireError(
+      "layout:\n  halls:\n    - {id: a, rows: [h1/*]}\n    - {id: b, rows: [h1/row2, h2/*]}\n",
+      "id: b", "layout.halls[1].rows[0]", {"row 'h1/row2' is already in hall 'a'"});
   requireError("layout:\n  halls:\n    - {id: a, rows: [h1/*]}\n", "- {id: a", "layout.halls",
                {"row 'h2/row1' is in no hall"});
   requireError("layout:\n  row_pitch: 0.1 m\n", "row_pitch", "layout.row_pitch",
                {"must be at least 0.5 m"});
-  requireError("layout:\n  halls:\n    - {id: a, rows: [h1/*, h2/*]}\n    - {id: a, rows: [h1/*]}\n",
-               "- {id: a, rows: [h1/*]}", "layout.halls[1].id", {"hall 'a' is defined twice"});
+  requireError(
+      "layout:\n  halls:\n    - {id: a, rows: [h1/*, h2/*]}\n    - {id: a, rows: [h1/*]}\n",
+      "- {id: a, rows: [h1/*]}", "layout.halls[1].id", {"hall 'a' is defined twice"});
 }
 
 TEST_CASE("layout: an unusual row pitch is a warning", "[scenarios][layout]") {
@@ -137,9 +139,9 @@ TEST_CASE("output: defaults and keys", "[scenarios][output]") {
   CHECK(automatic.levels.empty());
   CHECK(automatic.hottest == 0);
 
-  const SiteSpec site =
-      load("output: {per_gpu: [h1/row2, h2/row1/rack01], hottest_gpus: 3, aggregates: [row, hall], "
-           "compression: 0, shuffle: false, chunk_columns: 64}\n");
+  const SiteSpec site = load(
+      "output: {per_gpu: [h1/row2, h2/row1/rack01], hottest_gpus: 3, aggregates: [row, hall], "
+      "compression: 0, shuffle: false, chunk_columns: 64}\n");
   CHECK(site.output.per_gpu == OutputSpec::PerGpu::Selected);
   CHECK(site.output.compression == 0);
   CHECK_FALSE(site.output.shuffle);

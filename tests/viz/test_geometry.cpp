@@ -195,7 +195,8 @@ TEST_CASE("a hall of many rows is laid out in bays, about square, without overla
 TEST_CASE("halls stand side by side, or at their origin, and group their rows", "[viz]") {
   core::SiteSpec site = gridSite(6, 4, 2);  // hall1: rows 1-3, hall2: rows 4-6
   core::FloorPlanSpec floor = scenarios::defaultFloorPlan(site);
-  floor.halls = {{"north", {0, 1, 2}, false, 0.0, 0.0, 0}, {"south", {3, 4, 5}, false, 0.0, 0.0, 0}};
+  floor.halls = {{"north", {0, 1, 2}, false, 0.0, 0.0, 0},
+                 {"south", {3, 4, 5}, false, 0.0, 0.0, 0}};
   site.floor = floor;
   const viz::SiteGeometry side = viz::SiteGeometry::build(site);
   REQUIRE(side.halls().size() == 2);

@@ -237,14 +237,18 @@ ResultFrames::ResultFrames(const std::string& path) : impl_(std::make_unique<Imp
         std::size_t covered = 0;
         std::vector<bool> seen(m.geometry.rackCount(), false);
         for (const std::int32_t r : own) {
-          if (r >= 0 && !seen[static_cast<std::size_t>(r)]) seen[static_cast<std::size_t>(r)] = true, ++covered;
+          if (r >= 0 && !seen[static_cast<std::size_t>(r)])
+            seen[static_cast<std::size_t>(r)] = true, ++covered;
         }
         if (racks > 0) {
-          m.notes.push_back("GPU temperatures: the result holds per-rack aggregates; racks show "
-                            "their hottest GPU (" + aggregate + ")");
+          m.notes.push_back(
+              "GPU temperatures: the result holds per-rack aggregates; racks show "
+              "their hottest GPU ("
+              + aggregate + ")");
         } else if (width > 0) {
-          m.notes.push_back("GPU temperatures: the result keeps the GPUs of " + std::to_string(covered)
-                            + " of " + std::to_string(m.geometry.rackCount())
+          m.notes.push_back("GPU temperatures: the result keeps the GPUs of "
+                            + std::to_string(covered) + " of "
+                            + std::to_string(m.geometry.rackCount())
                             + " racks and no per-rack aggregates; the other racks are grey");
         } else {
           m.notes.push_back("GPU temperatures: not in the result");

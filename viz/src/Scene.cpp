@@ -62,7 +62,7 @@ constexpr double kPipeViewWidth = 60.0;  // m
 // Box edges (which tell racks apart) when the view is at most this wide: beyond, a rack is a few
 // pixels and its edges would only darken it.
 constexpr double kEdgeViewWidth = 150.0;  // m
-constexpr double kPipeTile = 24.0;       // m
+constexpr double kPipeTile = 24.0;        // m
 
 std::string formatTime(double t) {
   char text[64];
@@ -116,8 +116,8 @@ Scene::Vtk::Vtk(SiteGeometry g) : geometry(std::move(g)) {
   pipes_always = geometry.pipeCount() <= kPipesAlwaysBelow;
   // Tiles by the first point of each pipe, at most about 16 x 16 of them.
   const Box site = geometry.bounds();
-  const double tile = std::max(
-      kPipeTile, std::max(site.max[0] - site.min[0], site.max[1] - site.min[1]) / 16.0);
+  const double tile =
+      std::max(kPipeTile, std::max(site.max[0] - site.min[0], site.max[1] - site.min[1]) / 16.0);
   std::map<std::pair<long, long>, std::vector<std::size_t>> tiles;
   for (std::size_t p = 0; p < geometry.pipeCount(); ++p) {
     const Point3& q = geometry.pipes()[p].points.front();
@@ -128,8 +128,8 @@ Scene::Vtk::Vtk(SiteGeometry g) : geometry(std::move(g)) {
   if (tiles.empty()) tiles[{0, 0}] = {};
   for (const auto& [key, pipes] : tiles) {
     auto part = std::make_unique<ScenePart>();
-    part->build(pipes.empty() ? makePipeTubes(geometry) : makePipeTubes(geometry, pipes,
-                                                                        pipes_always ? 12 : 6),
+    part->build(pipes.empty() ? makePipeTubes(geometry)
+                              : makePipeTubes(geometry, pipes, pipes_always ? 12 : 6),
                 lut);
     part->actor->GetProperty()->SetAmbient(0.25);
     part->actor->GetProperty()->SetSpecular(0.3);

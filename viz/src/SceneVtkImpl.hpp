@@ -53,7 +53,7 @@ struct Scene::Vtk {
   std::vector<std::unique_ptr<ScenePart>> pipe_tiles;
   bool pipes_always = true;  // few enough pipes to draw at any distance
   bool pipes_shown = true;
-  Frame last_frame;          // the last update(): tiles shown later are coloured from it
+  Frame last_frame;  // the last update(): tiles shown later are coloured from it
   bool has_frame = false;
   std::uint64_t frame_version = 0;
   vtkNew<vtkActor> floor;

@@ -176,10 +176,10 @@ class GeometryBuilder {
 
   void placeCduAtRow(int cdu, std::size_t row, bool at_start) {
     const double y0 = row_y0[row];
-    const double x0 =
-        at_start ? row_x0[row] - kGap - kCduWidth
-                 : row_x0[row] + static_cast<double>(rows[row].size() - 1) * rack_pitch
-                       + kRackWidth + kGap;
+    const double x0 = at_start
+                          ? row_x0[row] - kGap - kCduWidth
+                          : row_x0[row] + static_cast<double>(rows[row].size() - 1) * rack_pitch
+                                + kRackWidth + kGap;
     g.cdus_[static_cast<std::size_t>(cdu)].box = {{x0, y0, 0.0},
                                                   {x0 + kCduWidth, y0 + kRackDepth, kCduHeight}};
     (at_start ? row_start_cdu : row_end_cdu)[row] = cdu;
@@ -412,7 +412,7 @@ SiteGeometry SiteGeometry::build(const core::SiteSpec& site) {
     floor.row_ids.push_back(row.id);
   }
   for (const core::FloorHallSpec& hall : plan.halls) {
-    FloorInput::Hall h{hall.id, {}, hall.origin_given, hall.origin_x, hall.origin_y,
+    FloorInput::Hall h{hall.id,          {}, hall.origin_given, hall.origin_x, hall.origin_y,
                        hall.rows_per_bay};
     h.rows.assign(hall.rows.begin(), hall.rows.end());
     floor.halls.push_back(std::move(h));
@@ -468,7 +468,8 @@ SiteGeometry SiteGeometry::build(const core::SiteSpec& site) {
 
   std::vector<std::vector<std::uint32_t>> racks_of_cdu(site.cdus.size());
   for (std::uint32_t r = 0; r < b.g.racks_.size(); ++r) {
-    if (b.g.racks_[r].cdu >= 0) racks_of_cdu[static_cast<std::size_t>(b.g.racks_[r].cdu)].push_back(r);
+    if (b.g.racks_[r].cdu >= 0)
+      racks_of_cdu[static_cast<std::size_t>(b.g.racks_[r].cdu)].push_back(r);
   }
   for (std::size_t c = 0; c < site.cdus.size(); ++c) {
     if (!racks_of_cdu[c].empty()) {

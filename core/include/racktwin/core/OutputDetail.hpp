@@ -39,15 +39,15 @@ struct DetailPlan {
   std::vector<std::uint8_t> rack_detail;
   /// A grouping of racks the aggregates are computed over.
   struct Level {
-    std::string name;                    // "rack", "row", "hall"
-    std::vector<std::string> ids;        // its entities
-    std::vector<std::uint32_t> of_rack;  // per rack, the index of its entity in ids
+    std::string name;                      // "rack", "row", "hall"
+    std::vector<std::string> ids;          // its entities
+    std::vector<std::uint32_t> of_rack;    // per rack, the index of its entity in ids
     std::vector<std::string> groups = {};  // the groups aggregated at this level; empty: all
   };
   std::vector<Level> levels;
-  std::size_t hottest = 0;                      // N hottest entities of hottest_group a record
-  std::string hottest_group = "gpu";            // ranked by hottest_channel's "_max" sibling,
-  std::string hottest_channel = "T_junction";   // or by the channel itself without one
+  std::size_t hottest = 0;                     // N hottest entities of hottest_group a record
+  std::string hottest_group = "gpu";           // ranked by hottest_channel's "_max" sibling,
+  std::string hottest_channel = "T_junction";  // or by the channel itself without one
 };
 
 class DetailSink final : public RecorderSink {

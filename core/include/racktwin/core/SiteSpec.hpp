@@ -501,12 +501,12 @@ struct FloorRowSpec {
 /// A hall: a grouping of rows placed together, in bays of rows side by side along y, the bays
 /// one after another along x. Without `layout.halls` the site is one hall "hall" of every row.
 struct FloorHallSpec {
-  std::string id;                    // "hall1"
-  std::vector<std::uint32_t> rows;   // indices into FloorPlanSpec::rows, in placement order
-  bool origin_given = false;         // else halls stand side by side along x
-  double origin_x = 0.0;             // m, the corner of the hall's first row
-  double origin_y = 0.0;             // m
-  int rows_per_bay = 0;              // rows of a bay; 0: chosen to make the hall about square
+  std::string id;                   // "hall1"
+  std::vector<std::uint32_t> rows;  // indices into FloorPlanSpec::rows, in placement order
+  bool origin_given = false;        // else halls stand in a grid, hall_gap apart
+  double origin_x = 0.0;            // m, the corner of the hall's first row
+  double origin_y = 0.0;            // m
+  int rows_per_bay = 0;             // rows of a bay; 0: chosen to make the hall about square
 };
 
 /// The floor plan: rows and halls (always filled by the loader) and their spacing.
@@ -514,7 +514,7 @@ struct FloorPlanSpec {
   double rack_pitch = 0.6;   // m, centre distance of two racks of a row (an NVL72 is 0.6 m wide)
   double row_pitch = 3.6;    // m, between two rows of a bay: rack depth plus a hot and cold aisle
   double aisle_width = 3.0;  // m, the cross aisle between two bays of rows
-  double hall_gap = 10.0;    // m, between two halls placed side by side
+  double hall_gap = 10.0;    // m, between two halls placed without an origin
   std::vector<FloorRowSpec> rows;
   std::vector<FloorHallSpec> halls;
 };
