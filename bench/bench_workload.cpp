@@ -2,7 +2,10 @@
 // 64 GB300 NVL72 racks, 4,608 GPUs) at 0.1 s sub-steps: simulated time over wall time and the
 // cost of one sub-step. Cases: one synchronous training job on every GPU (checkpoints every
 // 30 min, failures with a 20 h MTBF and 10 min restarts), a DCGM trace replayed on every GPU,
-// and Poisson inference on half the racks beside training on the other half. The thermal and
+// and Poisson inference on half the racks beside training on the other half; DeepSeek-R1 served
+// from its model (ModelServer) on every GPU at 20 requests/s and at 10,000 requests/s (about 85 %
+// of the row's latency-bound capacity, docs/workloads.md; simulated for 1/24 of the hours given,
+// as its cost is per request). The thermal and
 // electrical models do not run; GPU speeds stay at 1. Run from the source tree:
 // bench_workload [hours] [repeat] [substeps]: sub-steps per macro step, after each of which the
 // executor compares its GPU inputs (the scenario's 10; 1 compares them at every sub-step).
@@ -16,6 +19,7 @@
 #include <vector>
 
 #include "GpuTrace.hpp"
+#include "WorkloadModels.hpp"
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/core/WorkloadExecutor.hpp"
 #include "racktwin/scenarios/ScenarioLoader.hpp"
@@ -57,7 +61,31 @@ core::InferenceJobSpec inference(const std::vector<core::ComponentId>& racks, do
   return job;
 }
 
-enum class Case { Training, Replay, Mixed };
+/// DeepSeek-R1 on every GPU (replicas of 8 B300s) with Poisson arrivals of conversation-trace
+/// mean lengths (1,155 prompt, 211 output tokens).
+core::InferenceJobSpec modelInference(const std::vector<core::ComponentId>& racks, double duration,
+                                      double rate) {
+  const std::string data = std::string(RACKTWIN_SOURCE_DIR) + "/data/";
+  core::InferenceJobSpec job;
+  job.id = "r1";
+  job.duration = duration;
+  job.racks = racks;
+  job.rate = rate;
+  job.context_tokens = 1155;
+  job.generated_tokens = 211;
+  core::InferenceDeploymentSpec d;
+  d.accelerator = scenarios::detail::readAcceleratorFile(data + "accelerators/b300.yaml", "b300");
+  d.model = scenarios::detail::readModelFile(data + "models/deepseek-r1.yaml", "deepseek-r1",
+                                             "b300", &d.serving_efficiency);
+  d.tensor_parallel = 8;
+  d.expert_parallel = 8;
+  d.max_batch = 4096;
+  d.max_batch_tokens = 27648;
+  job.deployment = d;
+  return job;
+}
+
+enum class Case { Training, Replay, Mixed, ModelLight, ModelFull };
 
 /// Best wall time of `repeat` runs, s.
 double run(const core::SiteSpec& base, Case which, double seconds, int repeat, long substeps) {
@@ -74,6 +102,10 @@ double run(const core::SiteSpec& base, Case which, double seconds, int repeat, l
   if (which == Case::Mixed) {
     site.jobs.push_back(training(first, seconds));
     site.inference_jobs.push_back(inference(second, seconds));
+  }
+  if (which == Case::ModelLight) site.inference_jobs.push_back(modelInference(all, seconds, 20.0));
+  if (which == Case::ModelFull) {
+    site.inference_jobs.push_back(modelInference(all, seconds, 10000.0));
   }
   if (which == Case::Replay) {
     const std::string path =
@@ -131,14 +163,18 @@ int main(int argc, char** argv) {
     const double seconds = hours * 3600.0;
     const core::SiteSpec site = scenarios::loadScenario(std::string(RACKTWIN_SOURCE_DIR)
                                                         + "/scenarios/cluster-64-racks.yaml");
-    const std::pair<Case, const char*> cases[] = {{Case::Training, "training, all racks"},
-                                                  {Case::Replay, "replay, all racks"},
-                                                  {Case::Mixed, "training + inference"}};
+    const std::pair<Case, const char*> cases[] = {
+        {Case::Training, "training, all racks"},
+        {Case::Replay, "replay, all racks"},
+        {Case::Mixed, "training + inference"},
+        {Case::ModelLight, "DeepSeek-R1 from its model, all racks, 20 requests/s"},
+        {Case::ModelFull, "DeepSeek-R1 from its model, all racks, 10,000 requests/s"}};
     for (const auto& [which, label] : cases) {
       std::printf("%s\n", label);
-      const double wall = run(site, which, seconds, repeat, substeps);
-      std::printf("  %.3f s wall for %.1f h: %.0fx real time, %.2f us per 0.1 s sub-step\n", wall,
-                  hours, seconds / wall, wall / (seconds / 0.1) * 1e6);
+      const double span = which == Case::ModelFull ? seconds / 24.0 : seconds;
+      const double wall = run(site, which, span, repeat, substeps);
+      std::printf("  %.3f s wall for %.2f h: %.0fx real time, %.2f us per 0.1 s sub-step\n", wall,
+                  span / 3600.0, span / wall, wall / (span / 0.1) * 1e6);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_workload: %s\n", e.what());

@@ -63,6 +63,8 @@ struct Subcommand {
 std::vector<Subcommand> addCfdCommands(CLI::App& app);
 /// `racktwin export-csv` (CsvCommand.cpp).
 std::vector<Subcommand> addCsvCommand(CLI::App& app);
+/// `racktwin sweep`, `racktwin envelope` and `racktwin compare` (SweepCommands.cpp).
+std::vector<Subcommand> addSweepCommands(CLI::App& app);
 /// `racktwin export-vtk` and `racktwin render` (VtkCommands.cpp; needs the VTK scene library).
 std::vector<Subcommand> addVtkCommands(CLI::App& app);
 

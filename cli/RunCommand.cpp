@@ -18,6 +18,7 @@
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Hdf5Result.hpp"
 #include "racktwin/core/OutputDetail.hpp"
+#include "racktwin/core/LimitMonitor.hpp"
 #include "racktwin/core/Units.hpp"
 #include "racktwin/core/Version.hpp"
 #include "racktwin/scenarios/OutputPlan.hpp"
@@ -129,6 +130,26 @@ void printPlan(const scenarios::Twin& twin, const core::DetailPlan& plan,
       twin.site().output.compression);
 }
 
+/// The exceeded ratings and the headroom table (docs/capacity.md).
+void printLimits(const core::LimitMonitor& limits) {
+  const std::vector<std::string> violations = limits.violationLines();
+  if (!violations.empty()) std::printf("\n  design limits exceeded (worst first):\n");
+  for (const std::string& line : violations)
+    std::printf("    %s\n", line.c_str());
+  const std::vector<core::HeadroomRow> headroom = limits.headroom();
+  if (headroom.empty()) return;
+  std::printf(
+      "\n  headroom (worst margin over the run, fraction of the rating; 10 K for "
+      "temperatures):\n");
+  std::printf("    %-8s %-24s %9s %9s  %s\n", "kind", "group", "margin", "at", "binding limit");
+  for (const core::HeadroomRow& row : headroom) {
+    const core::DesignLimit& limit = limits.limits()[row.binding];
+    std::printf("    %-8s %-24s %8.1f%% %7.0f s  %s (%s)\n", row.group_kind.c_str(),
+                row.group.c_str(), 100.0 * row.worst_margin_fraction, row.worst_time,
+                limit.id().c_str(), limit.label.c_str());
+  }
+}
+
 void printSummary(const core::Summary& summary, const scenarios::Twin& twin,
                   const std::string& output, double wall_s, bool us_units) {
   const core::SiteSpec& site = twin.site();
@@ -159,6 +180,7 @@ void printSummary(const core::Summary& summary, const scenarios::Twin& twin,
       std::printf("  %s %12s\n", label.c_str(), "n/a");
     }
   }
+  printLimits(twin.limits());
   // Values outside their engineering range (docs/scenario-format.md, "Plausible ranges").
   if (!site.input_warnings.empty()) std::printf("\n  input warnings:\n");
   for (const std::string& warning : site.input_warnings)
@@ -548,6 +570,9 @@ int runCommand(const RunArguments& arguments) {
       return kRunFailed;
     }
   }
+  // A rating exceeded is said first, on stderr (the run's answer may be that it is exceeded).
+  for (const std::string& line : twin->limits().violationLines())
+    std::fprintf(stderr, "racktwin: RATING EXCEEDED: %s\n", line.c_str());
   if (!arguments.quiet) printSummary(summary, *twin, output, wall_s, run.us_units);
   if (!complete) {
     std::fprintf(stderr,

@@ -79,6 +79,8 @@ int main(int argc, char** argv) {
   std::vector<Subcommand> more = addCfdCommands(app);
   for (Subcommand& command : addCsvCommand(app))
     more.push_back(std::move(command));
+  for (Subcommand& command : addSweepCommands(app))
+    more.push_back(std::move(command));
 #ifdef RACKTWIN_WITH_VIZ
   for (Subcommand& command : addVtkCommands(app))
     more.push_back(std::move(command));

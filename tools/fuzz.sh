@@ -12,20 +12,22 @@ build=build/fuzz
 CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DRACKTWIN_FUZZ=ON -DRACKTWIN_BUILD_TESTS=OFF -DRACKTWIN_BUILD_BENCH=OFF \
   -DRACKTWIN_BUILD_GUI=OFF >/dev/null
-cmake --build "$build" -j2 --target fuzz_scenario fuzz_epanet fuzz_result
+cmake --build "$build" -j2 --target fuzz_scenario fuzz_epanet fuzz_result fuzz_epw
 
 # Seeds: the examples and test inputs of each format (copied, so libFuzzer never writes into them).
 seeds="$build/seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds"/fuzz_scenario "$seeds"/fuzz_epanet "$seeds"/fuzz_result
+mkdir -p "$seeds"/fuzz_scenario "$seeds"/fuzz_epanet "$seeds"/fuzz_result "$seeds"/fuzz_epw
 find scenarios tests -name '*.yaml' -size -64k -exec cp --backup=numbered -t "$seeds/fuzz_scenario" {} +
 find tests scenarios data -name '*.inp' -size -64k -exec cp --backup=numbered -t "$seeds/fuzz_epanet" {} +
 cp fuzz/seeds/fuzz_result/*.h5 "$seeds/fuzz_result/"  # made by fuzz/make_result_seeds.py
+cp fuzz/seeds/fuzz_epw/*.epw "$seeds/fuzz_epw/"  # small EPW files (the sample year is too long)
 
 status=0
 failed=0
 summary=()
-for target in fuzz_scenario fuzz_epanet fuzz_result; do
+targets=(fuzz_scenario fuzz_epanet fuzz_result fuzz_epw)
+for target in "${targets[@]}"; do
   corpus="$build/corpus/$target"
   artifacts="$build/artifacts/$target/"
   rm -rf "$artifacts"
@@ -67,5 +69,5 @@ for target in fuzz_scenario fuzz_epanet fuzz_result; do
   fi
 done
 printf 'fuzz summary: %s\n' "${summary[@]}"
-echo "fuzz: $((3 - failed)) passed, $failed failed"
+echo "fuzz: $((${#targets[@]} - failed)) passed, $failed failed"
 exit "$status"

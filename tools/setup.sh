@@ -19,6 +19,10 @@ packages=(
   clang libclang-rt-14-dev
   # CFD characterisation runs OpenFOAM's programs as child processes.
   openfoam
+  # racktwin sweep over MPI ranks (mpirun, srun): Open MPI distributes the cases; a scheduler of
+  # our own over sockets would have to re-create launching, placement and Slurm integration.
+  # HDF5 stays the serial library (.ci/run checks).
+  openmpi-bin libopenmpi-dev
 )
 
 missing=()

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "Hdf5Handle.hpp"
+#include "Hdf5Tables.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Hdf5Result.hpp"
 
@@ -116,6 +117,7 @@ class Hdf5Sink final : public RecorderSink {
   void open(const RunMetadata& metadata, const std::vector<ChannelInfo>& channels) override;
   void append(double time, std::span<const double> row) override;
   void close(bool complete, std::string_view summary_json) override;
+  void addTable(const ResultTable& table) override { tables_.push_back(table); }
   void flush() override {
     RACKTWIN_ASSERT(opened_ && !closed_, "Hdf5Sink::flush outside open()/close()");
     writeAllBuffered();
@@ -161,7 +163,8 @@ class Hdf5Sink final : public RecorderSink {
   File file_;
   Datatype string_type_;
   std::map<std::string, Group, std::less<>> groups_;
-  TextChecksum text_checksum_;  // of every string written; stored at each flush
+  TextChecksum text_checksum_;       // of every string written; stored at each flush
+  std::vector<ResultTable> tables_;  // written by close() (design limits, headroom)
   Column time_;
   std::vector<Column> columns_;
   std::size_t row_width_ = 0;
@@ -625,6 +628,9 @@ void Hdf5Sink::finish(bool complete, std::string_view summary_json, bool write_s
   const ErrorSilencer silence;
   writeAllBuffered();
   if (write_summary) {
+    TableWriter tables(file_.get(), string_type_.get(), text_checksum_, path_);
+    for (const ResultTable& table : tables_)
+      tables.write(table);
     writeStringAttribute(file_.get(), "summary_json", summary_json, "/");
     const std::uint8_t flag = complete ? 1 : 0;
     writeScalarAttribute(file_.get(), "complete", H5T_STD_U8LE, H5T_NATIVE_UINT8, flag);

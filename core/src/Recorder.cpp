@@ -207,10 +207,19 @@ void Recorder::record(double t) {
   max_fresh_ = true;
 }
 
+void Recorder::recordPending() {
+  // A duration that is not a multiple of the interval leaves a shorter last interval.
+  if (open_ && started_ && (mean_time_ > 0.0 || substep_time_ > 0.0)) record(last_t_);
+}
+
+void Recorder::addTable(const ResultTable& table) {
+  for (RecorderSink* sink : sinks_)
+    sink->addTable(table);
+}
+
 void Recorder::close(bool complete, std::string_view summary_json) {
   if (!open_) return;
-  // A duration that is not a multiple of the interval leaves a shorter last interval.
-  if (complete && started_ && (mean_time_ > 0.0 || substep_time_ > 0.0)) record(last_t_);
+  if (complete) recordPending();
   for (RecorderSink* sink : sinks_)
     sink->close(complete, summary_json);
   open_ = false;

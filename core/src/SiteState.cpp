@@ -73,8 +73,8 @@ void SiteState::resize(const SiteLayout& layout, double T_initial) {
     v->assign(layout.cpu_count, 0.0);
   for (auto* v : {&switch_P_demand, &switch_P, &switch_E_step})
     v->assign(layout.switch_count, 0.0);
-  for (auto* v : {&rack_air_P_demand, &rack_P_dc, &rack_P_ac, &rack_P_psu_loss, &rack_air_E_step,
-                  &rack_ac_E_step}) {
+  for (auto* v : {&rack_air_P_demand, &rack_fan_P, &rack_P_dc, &rack_P_ac, &rack_P_psu_loss,
+                  &rack_air_E_step, &rack_ac_E_step}) {
     v->assign(layout.rack_count, 0.0);
   }
 }
@@ -92,8 +92,8 @@ void SiteState::visitState(StateArchive& a) {
   a(gpu_P_demand, gpu_P, gpu_E_step, gpu_P_step_max, gpu_T_junction, gpu_throttled, gpu_speed,
     gpu_shutdown);
   a(cpu_P_demand, cpu_P, cpu_E_step, switch_P_demand, switch_P, switch_E_step);
-  a(rack_air_P_demand, rack_P_dc, rack_P_ac, rack_P_psu_loss, rack_air_E_step, rack_ac_E_step,
-    hall_air_E_step, rack_gpu_P_limit, rack_powered);
+  a(rack_air_P_demand, rack_fan_P, rack_P_dc, rack_P_ac, rack_P_psu_loss, rack_air_E_step,
+    rack_ac_E_step, hall_air_E_step, rack_gpu_P_limit, rack_powered);
 }
 
 }  // namespace racktwin::core

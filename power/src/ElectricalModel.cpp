@@ -326,12 +326,13 @@ void ElectricalModel::solve(double dt, core::SiteState& state) {
     const std::size_t w0 = layout_.rack_switch_begin[r], w1 = layout_.rack_switch_begin[r + 1];
     // Most sub-steps change no demand (phases last seconds, temperatures move once per macro
     // step): comparing is cheaper than rewriting every chip's power and energy.
-    const bool unchanged = rack_solved_shelves_[r] == rack_live_shelves_[r]
-                           && (!powered
-                               || (sameAs(state.gpu_P_demand, gpu_P_, g0, g1)
-                                   && sameAs(state.cpu_P_demand, state.cpu_P, c0, c1)
-                                   && sameAs(state.switch_P_demand, state.switch_P, w0, w1)
-                                   && state.rack_air_P_demand[r] == rack_P_air_[r]));
+    const bool unchanged =
+        rack_solved_shelves_[r] == rack_live_shelves_[r]
+        && (!powered
+            || (sameAs(state.gpu_P_demand, gpu_P_, g0, g1)
+                && sameAs(state.cpu_P_demand, state.cpu_P, c0, c1)
+                && sameAs(state.switch_P_demand, state.switch_P, w0, w1)
+                && state.rack_air_P_demand[r] + state.rack_fan_P[r] == rack_P_air_[r]));
     if (!unchanged) {
       flushRackEnergy(r, state);  // at the powers held until now
       rack_solved_shelves_[r] = rack_live_shelves_[r];
@@ -354,7 +355,8 @@ void ElectricalModel::solve(double dt, core::SiteState& state) {
         state.switch_P[w] = P;
         P_dc += P;
       }
-      const double P_air = powered ? state.rack_air_P_demand[r] : 0.0;
+      // The trays' air loads, and an air-cooled rack's server fans (cooling model).
+      const double P_air = powered ? state.rack_air_P_demand[r] + state.rack_fan_P[r] : 0.0;
       rack_P_air_[r] = P_air;
       P_dc += P_air;
 

@@ -151,7 +151,7 @@ void ElectricalModel::computeRack(std::size_t r, double t, double dt,
   const double P =
       pm_->gpuStep(r, t + dt, dt, state.gpu_P_demand.data(), state.gpu_P.data(), gpu_P_.data())
       + reuse.P_cpu + reuse.P_switch;
-  k.P_air = state.rack_air_P_demand[r];
+  k.P_air = state.rack_air_P_demand[r] + state.rack_fan_P[r];  // trays' air loads, server fans
   k.P_load = P + k.P_air;
   // Busbar at the shelves' regulated voltage V: P_out = L + R (P_out / V)^2, the smaller root
   // (kept while the load is the same bits).

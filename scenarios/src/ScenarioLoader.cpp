@@ -14,17 +14,22 @@
 #include <utility>
 #include <vector>
 
+#include "ComponentLoader.hpp"
 #include "GpuTrace.hpp"
 #include "InputPaths.hpp"
 #include "LayoutOutputLoader.hpp"
+#include "RatingsLoader.hpp"
 #include "RequestTrace.hpp"
+#include "ScenarioTemplate.hpp"
 #include "WeatherCsv.hpp"
-#include "ComponentLoader.hpp"
+#include "WeatherFile.hpp"
+#include "WorkloadModels.hpp"
 #include "YamlReader.hpp"
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/core/Units.hpp"
 #include "racktwin/power/PsuEfficiency.hpp"
 #include "racktwin/scenarios/ElectricalLoader.hpp"
+#include "racktwin/scenarios/ScenarioPatch.hpp"
 #include "racktwin/thermal/Coolant.hpp"
 #include "racktwin/thermal/CoolantComponent.hpp"
 #include "racktwin/thermal/HeatExchanger.hpp"
@@ -40,16 +45,16 @@ namespace {
 
 namespace fs = std::filesystem;
 using core::Dimension;
+using detail::Check;
 using detail::componentParameterKeys;
 using detail::finishAttachedComponent;
 using detail::finishComponentParameters;
-using detail::readComponentParameters;
-using detail::Check;
 using detail::formatNumber;
 using detail::joined;
 using detail::Kind;
 using detail::ListReader;
 using detail::MapReader;
+using detail::readComponentParameters;
 using detail::YamlDocument;
 
 constexpr int kMaxCount = 1000;  // trays, chips, PSUs, cells: catches typos like 1800
@@ -115,6 +120,7 @@ constexpr DataKind kRoomKind{"room", "rooms", "room type"};
 // A heat-rejection file is of kind dry_cooler or cooling_tower (readHeatRejection checks it).
 constexpr DataKind kHeatRejectionKind{"dry_cooler", "heat-rejection", "heat-rejection type"};
 constexpr DataKind kChillerKind{"chiller", "chillers", "chiller type"};
+constexpr DataKind kAirPlantKind{"air_plant", "air-plants", "air-side plant type"};
 
 /// What a PSU data file gives to a rack's PowerShelfSpec.
 struct PsuData {
@@ -290,6 +296,11 @@ class DataLibrary {
     return readHeatRejection(open(kHeatRejectionKind, type, ref, key), type, rho, cp);
   }
 
+  core::AirPlantSpec airPlant(const MapReader& ref, std::string_view key) {
+    const std::string type = ref.typeName(key);
+    return readAirPlant(open(kAirPlantKind, type, ref, key), type);
+  }
+
   core::ChillerSpec chiller(const MapReader& ref, std::string_view key) {
     const std::string type = ref.typeName(key);
     return readChiller(open(kChillerKind, type, ref, key), type);
@@ -361,18 +372,24 @@ class DataLibrary {
       const auto cdu = std::find_if(cdus.begin(), cdus.end(),
                                     [&](const core::CduSpec& c) { return c.id.str() == rack.cdu; });
       if (cdu == cdus.end()) {
-        m.fail("water", "the rack has no CDU of its own (a rack on a ring cannot take a "
-                        "component on its CDU's water yet); give 'water: facility'");
+        m.fail("water",
+               "the rack has no CDU of its own (a rack on a ring cannot take a "
+               "component on its CDU's water yet); give 'water: facility'");
       }
       const thermal::CoolantProperties props =
           thermal::Coolant::fromSpec(coolant).at(cdu->T_supply_set);
       rho_cp = props.rho * props.cp;
     } else if (water == "facility") {
       spec.water = core::AttachedComponentSpec::Water::Facility;
+      if (kind->medium() != thermal::ExchangeMedium::RackExhaustAir) {
+        m.fail("water", "a " + name + " is a link of the rack's CDU loop: only exchangers on the "
+                        "rack's air take facility water");
+      }
       if (facility.loop.present) {
-        m.fail("water", "facility water is modelled as a loop here, which does not carry "
-                        "attached components yet; put the component on the rack's CDU "
-                        "('water: cdu') or take facility water as a boundary");
+        m.fail("water",
+               "facility water is modelled as a loop here, which does not carry "
+               "attached components yet; put the component on the rack's CDU "
+               "('water: cdu') or take facility water as a boundary");
       }
       const thermal::CoolantProperties props = thermal::Coolant::water().at(facility.T_supply);
       rho_cp = props.rho * props.cp;
@@ -432,8 +449,19 @@ class DataLibrary {
     return it->second;
   }
 
-  core::ChipSpec readChip(const MapReader& m, double* P_busy) {
+  /// A chip on a cold plate (`cold_plate`), or on an air-cooled heat sink
+  /// (`case_to_air_resistance`) in an air-cooled rack.
+  core::ChipSpec readChip(const MapReader& m, double* P_busy, bool air = false) {
     core::ChipSpec c;
+    if (air && m.has("cold_plate")) {
+      m.fail("cold_plate",
+             "an air-cooled rack's chips have no cold plate; give "
+             "case_to_air_resistance (heat sink to the server's air)");
+    }
+    if (!air && m.has("case_to_air_resistance")) {
+      m.fail("case_to_air_resistance",
+             "applies to air-cooled racks (cooling: air); a liquid-cooled chip has a cold_plate");
+    }
     c.P_max = m.quantity("power_limit", Dimension::Power, Check::Positive, Kind::ChipPower);
     c.P_idle = m.quantity("idle_power", Dimension::Power, Check::NonNegative);
     if (c.P_idle >= c.P_max) {
@@ -485,45 +513,124 @@ class DataLibrary {
                "must be above slowdown_temperature (" + degC(c.T_slowdown) + ")");
       }
     }
-    c.cold_plate = coldPlate(m, "cold_plate");
+    if (air) {
+      c.R_case_air_nominal =
+          m.quantity("case_to_air_resistance", Dimension::ThermalResistance, Check::Positive);
+    } else {
+      c.cold_plate = coldPlate(m, "cold_plate");
+    }
     m.finish();
     return c;
   }
 
   core::RackTypeSpec readRack(const YamlDocument& doc, const std::string& type) {
-    const MapReader r = MapReader::root(
-        doc, {"racktwin_data", "kind", "description", "compute_trays", "gpus_per_compute_tray",
-              "cpus_per_compute_tray", "switch_trays", "nvswitches_per_switch_tray",
-              "compute_tray_air_power", "switch_tray_air_power", "gpu", "cpu", "nvswitch",
-              "quick_disconnect", "manifold_segment", "hose", "power", "air_flow"});
+    const MapReader r = MapReader::root(doc, {"racktwin_data",
+                                              "kind",
+                                              "description",
+                                              "cooling",
+                                              "compute_trays",
+                                              "gpus_per_compute_tray",
+                                              "cpus_per_compute_tray",
+                                              "switch_trays",
+                                              "nvswitches_per_switch_tray",
+                                              "compute_tray_air_power",
+                                              "switch_tray_air_power",
+                                              "gpu",
+                                              "cpu",
+                                              "nvswitch",
+                                              "quick_disconnect",
+                                              "manifold_segment",
+                                              "hose",
+                                              "power",
+                                              "air_flow",
+                                              "server_fans",
+                                              "ashrae_class",
+                                              "ratings"});
     readHeader(r, kRackKind);
     core::RackTypeSpec s;
     s.type = type;
+    detail::readRackRatings(r, s.ratings);  // RatingsLoader.cpp
+    // Liquid-cooled (the NVL72 racks) or air-cooled (HGX-class servers on heat sinks and fans).
+    const std::string cooling =
+        r.has("cooling") ? r.string("cooling", "'liquid' or 'air'") : std::string("liquid");
+    if (cooling != "liquid" && cooling != "air") {
+      r.fail("cooling", "expected 'liquid' or 'air', got " + core::quoteForMessage(cooling));
+    }
+    const bool air = cooling == "air";
+    s.liquid_cooled = !air;
+    for (const char* key : {"server_fans", "ashrae_class"}) {
+      if (!air && r.has(key)) r.fail(key, "applies to air-cooled racks (cooling: air)");
+    }
     s.compute_trays = r.integer("compute_trays", 1, kMaxCount);
     s.gpus_per_tray = r.integer("gpus_per_compute_tray", 1, kMaxCount);
     s.cpus_per_tray = r.integer("cpus_per_compute_tray", 1, kMaxCount);
-    s.switch_trays = r.integer("switch_trays", 1, kMaxCount);
-    s.switches_per_tray = r.integer("nvswitches_per_switch_tray", 1, kMaxCount);
+    s.switch_trays = r.integer("switch_trays", air ? 0 : 1, kMaxCount);
+    s.switches_per_tray =
+        s.switch_trays > 0 ? r.integer("nvswitches_per_switch_tray", 1, kMaxCount) : 0;
     s.compute_tray_air_P =
         r.quantity("compute_tray_air_power", Dimension::Power, Check::NonNegative);
-    s.switch_tray_air_P = r.quantity("switch_tray_air_power", Dimension::Power, Check::NonNegative);
+    s.switch_tray_air_P = s.switch_trays > 0 ? r.quantity("switch_tray_air_power", Dimension::Power,
+                                                          Check::NonNegative)
+                                             : 0.0;
     s.air_V_flow = r.quantityOr("air_flow", Dimension::VolumeFlow, 0.0, Check::NonNegative);
-    s.gpu = readChip(
-        r.map("gpu", {"power_limit", "idle_power", "heat_capacity", "junction_to_case_resistance",
-                      "slowdown_temperature", "slowdown_release_temperature",
-                      "shutdown_temperature", "throttled_power_fraction", "leakage", "cold_plate"}),
-        nullptr);
-    s.cpu = readChip(r.map("cpu", {"power_limit", "idle_power", "busy_power", "heat_capacity",
-                                   "junction_to_case_resistance", "slowdown_temperature",
-                                   "slowdown_release_temperature", "shutdown_temperature",
-                                   "throttled_power_fraction", "leakage", "cold_plate"}),
-                     &s.cpu_P_busy);
-    s.nvswitch =
-        readChip(r.map("nvswitch", {"power_limit", "idle_power", "busy_power", "heat_capacity",
-                                    "junction_to_case_resistance", "slowdown_temperature",
-                                    "slowdown_release_temperature", "shutdown_temperature",
-                                    "throttled_power_fraction", "leakage", "cold_plate"}),
-                 &s.switch_P_busy);
+    const auto chipKeys = [](bool busy) {
+      std::vector<std::string> keys{"power_limit",
+                                    "idle_power",
+                                    "heat_capacity",
+                                    "junction_to_case_resistance",
+                                    "slowdown_temperature",
+                                    "slowdown_release_temperature",
+                                    "shutdown_temperature",
+                                    "throttled_power_fraction",
+                                    "leakage",
+                                    "cold_plate",
+                                    "case_to_air_resistance"};
+      if (busy) keys.emplace_back("busy_power");
+      return keys;
+    };
+    s.gpu = readChip(r.map("gpu", chipKeys(false)), nullptr, air);
+    s.cpu = readChip(r.map("cpu", chipKeys(true)), &s.cpu_P_busy, air);
+    if (s.switch_trays > 0) {
+      s.nvswitch = readChip(r.map("nvswitch", chipKeys(true)), &s.switch_P_busy, air);
+    }
+    if (air) {
+      // Server fans and the allowable inlet class; no coolant reaches the servers.
+      const MapReader f =
+          r.map("server_fans", {"power", "air_flow", "minimum_speed", "idle_speed",
+                                "speed_per_load", "speed_per_K", "reference_inlet"});
+      core::RackTypeSpec::ServerFans& fans = s.fans;
+      fans.P_max = f.quantity("power", Dimension::Power, Check::Positive);
+      fans.V_flow_max = f.quantity("air_flow", Dimension::VolumeFlow, Check::Positive);
+      fans.speed_min =
+          f.quantity("minimum_speed", Dimension::Dimensionless, Check::PositiveFraction);
+      fans.speed_idle = f.quantity("idle_speed", Dimension::Dimensionless, Check::PositiveFraction);
+      fans.speed_per_load = f.quantity("speed_per_load", Dimension::Dimensionless, Check::Fraction);
+      fans.speed_per_K = f.number("speed_per_K", Check::NonNegative);
+      fans.T_reference = f.quantity("reference_inlet", Dimension::Temperature, Check::Positive,
+                                    Kind::RoomAirTemperature);
+      f.finish();
+      // ASHRAE TC 9.9 thermal guidelines, allowable inlet dry bulb per class.
+      const std::string c = r.string("ashrae_class", "A1, A2, A3 or A4");
+      constexpr double kC = core::kZeroCelsius_K;
+      const struct {
+        const char* name;
+        double lo, hi;
+      } classes[] = {{"A1", 15, 32}, {"A2", 10, 35}, {"A3", 5, 40}, {"A4", 5, 45}};
+      bool found = false;
+      for (int k = 0; k < 4; ++k) {
+        if (c != classes[k].name) continue;
+        s.ashrae_class = k + 1;
+        s.T_inlet_allowed_min = kC + classes[k].lo;
+        s.T_inlet_allowed_max = kC + classes[k].hi;
+        found = true;
+      }
+      if (!found)
+        r.fail("ashrae_class", "expected A1, A2, A3 or A4, got " + core::quoteForMessage(c));
+      if (r.has("hose")) s.hose = readPipe(r, "hose");  // for a rear door on a CDU's water
+      s.power = readPower(r);
+      r.finish();
+      return s;
+    }
     // A QD by its power law, or by its flow coefficient Cv (converted per rack, for the coolant
     // of the rack's loop, in readRacks).
     const MapReader qd = r.map("quick_disconnect", {"pressure_drop", "flow_coefficient_Cv"});
@@ -541,16 +648,23 @@ class DataLibrary {
     qd.finish();
     s.manifold_segment = readPipe(r, "manifold_segment");
     s.hose = readPipe(r, "hose");
-    const MapReader p = r.map("power", {"shelves", "psus_per_shelf", "psu"});
-    s.power.shelves = p.integer("shelves", 1, kMaxCount);
-    s.power.psus_per_shelf = p.integer("psus_per_shelf", 1, kMaxCount);
-    const PsuData& psu_data = psu(p, "psu");
-    s.power.psu_P_rated = psu_data.P_rated;
-    s.power.psu_efficiency = psu_data.efficiency;
-    s.power.power_factor = psu_data.power_factor;
-    p.finish();
+    s.power = readPower(r);
     r.finish();
     return s;
+  }
+
+  /// A rack type's power shelves (an air-cooled server's own PSUs count as its shelf).
+  core::PowerShelfSpec readPower(const MapReader& r) {
+    const MapReader p = r.map("power", {"shelves", "psus_per_shelf", "psu"});
+    core::PowerShelfSpec power;
+    power.shelves = p.integer("shelves", 1, kMaxCount);
+    power.psus_per_shelf = p.integer("psus_per_shelf", 1, kMaxCount);
+    const PsuData& psu_data = psu(p, "psu");
+    power.psu_P_rated = psu_data.P_rated;
+    power.psu_efficiency = psu_data.efficiency;
+    power.power_factor = psu_data.power_factor;
+    p.finish();
+    return power;
   }
 
   core::ColdPlateSpec readColdPlate(const YamlDocument& doc, const std::string& type) {
@@ -646,23 +760,27 @@ class DataLibrary {
   }
 
   core::CduSpec readCdu(const YamlDocument& doc, const std::string& type) {
-    const MapReader r = MapReader::root(
-        doc, {"racktwin_data", "kind", "description", "rated_heat", "approach",
-              "secondary_nominal_flow", "facility_nominal_flow", "heat_exchanger", "strainer",
-              "pump", "supply_temperature_setpoint", "valve", "facility_side", "air_coil"});
+    const MapReader r =
+        MapReader::root(doc, {"racktwin_data", "kind", "description", "rated_heat", "approach",
+                              "secondary_nominal_flow", "facility_nominal_flow", "heat_exchanger",
+                              "strainer", "pump", "supply_temperature_setpoint", "valve",
+                              "facility_side", "air_coil", "ratings"});
     readHeader(r, kCduKind);
     core::CduSpec c;
     c.type = type;
+    detail::readCduRatings(r, c.ratings);  // RatingsLoader.cpp
     c.Q_flow_nominal = r.quantity("rated_heat", Dimension::Power, Check::Positive);
     c.secondary_V_flow_nominal =
         r.quantity("secondary_nominal_flow", Dimension::VolumeFlow, Check::Positive);
     if (r.has("air_coil")) {
       // A liquid-to-air CDU: an air coil and fans in place of the plate exchanger, no facility
       // water; `valve:` below drives the fans.
-      for (const char* key : {"approach", "facility_nominal_flow", "heat_exchanger", "facility_side"}) {
+      for (const char* key :
+           {"approach", "facility_nominal_flow", "heat_exchanger", "facility_side"}) {
         if (r.has(key)) {
-          r.fail(key, "a CDU with an air_coil rejects its heat to room air and has no facility "
-                      "water side; remove this key");
+          r.fail(key,
+                 "a CDU with an air_coil rejects its heat to room air and has no facility "
+                 "water side; remove this key");
         }
       }
       c.rejection = core::CduSpec::Rejection::RoomAir;
@@ -749,7 +867,8 @@ class DataLibrary {
       v.restrictTo({"flow_coefficient_Cv", "characteristic", "leakage"},
                    "by a linear characteristic (rangeability belongs to equal_percentage)");
     } else {
-      v.fail("characteristic", "expected 'equal_percentage' or 'linear', got " + core::quoteForMessage(ch));
+      v.fail("characteristic",
+             "expected 'equal_percentage' or 'linear', got " + core::quoteForMessage(ch));
     }
     valve.leakage = v.quantity("leakage", Dimension::Dimensionless, Check::Positive);
     if (valve.leakage >= 1.0) {
@@ -835,10 +954,97 @@ class DataLibrary {
     return c;
   }
 
+  /// The air side's chilled-water plant (core::AirPlantSpec).
+  core::AirPlantSpec readAirPlant(const YamlDocument& doc, const std::string& type) {
+    const MapReader r =
+        MapReader::root(doc, {"racktwin_data", "kind", "description", "chilled_water", "chillers",
+                              "economiser", "cooling_tower"});
+    readHeader(r, kAirPlantKind);
+    core::AirPlantSpec p;
+    p.present = true;
+    p.type = type;
+    const MapReader w = r.map(
+        "chilled_water", {"supply_temperature", "design_rise", "pump_head", "pump_efficiency"});
+    p.T_chw_supply = w.quantity("supply_temperature", Dimension::Temperature, Check::Positive,
+                                Kind::FacilityWaterTemperature);
+    p.dT_chw = w.quantity("design_rise", Dimension::TemperatureDifference, Check::Positive);
+    p.chw_pump_dp = w.quantity("pump_head", Dimension::Pressure, Check::Positive);
+    p.chw_pump_efficiency = w.quantity("pump_efficiency", Dimension::Dimensionless,
+                                       Check::PositiveFraction, Kind::PumpEfficiency);
+    w.finish();
+    const MapReader c =
+        r.map("chillers", {"count", "capacity", "reference_cop", "reference_leaving_chilled_water",
+                           "reference_entering_condenser_water", "maximum_cop", "part_load_curve",
+                           "minimum_part_load"});
+    p.chillers = c.integer("count", 1, kMaxCount);
+    p.chiller_Q_flow_nominal = c.quantity("capacity", Dimension::Power, Check::Positive);
+    p.chiller_COP_reference = c.number("reference_cop", Check::Positive);
+    p.T_chw_reference =
+        c.quantity("reference_leaving_chilled_water", Dimension::Temperature, Check::Positive);
+    p.T_cw_reference =
+        c.quantity("reference_entering_condenser_water", Dimension::Temperature, Check::Positive);
+    if (!(p.T_cw_reference > p.T_chw_reference)) {
+      c.fail("reference_entering_condenser_water",
+             "must be above the reference leaving chilled water (" + degC(p.T_chw_reference)
+                 + "): a chiller lifts heat");
+    }
+    // The Carnot COP of the reference point bounds the reference COP.
+    const double carnot = p.T_chw_reference / (p.T_cw_reference - p.T_chw_reference);
+    if (p.chiller_COP_reference >= carnot) {
+      c.fail("reference_cop", "must be below the Carnot COP of the reference temperatures ("
+                                  + formatNumber(carnot) + ")");
+    }
+    p.chiller_COP_max = c.number("maximum_cop", Check::Positive);
+    if (p.chiller_COP_max < p.chiller_COP_reference) {
+      c.fail("maximum_cop", "must be at least the reference COP");
+    }
+    const ListReader curve = c.list("part_load_curve", "three coefficients a, b, c");
+    if (curve.size() != 3) {
+      c.fail("part_load_curve",
+             "expected three coefficients a, b, c of EIR(PLR) / EIR(1) = a + b PLR + c PLR^2");
+    }
+    for (std::size_t i = 0; i < 3; ++i)
+      p.eir_plr[i] = curve.quantity(i, Dimension::Dimensionless);
+    const double at_full = p.eir_plr[0] + p.eir_plr[1] + p.eir_plr[2];
+    if (std::abs(at_full - 1.0) > 1e-3) {
+      c.fail("part_load_curve",
+             "must give 1 at full load (a + b + c = 1), got " + formatNumber(at_full));
+    }
+    p.chiller_PLR_min =
+        c.quantity("minimum_part_load", Dimension::Dimensionless, Check::PositiveFraction);
+    for (double PLR = p.chiller_PLR_min; PLR <= 1.0; PLR += 0.01) {
+      if (!(p.eir_plr[0] + p.eir_plr[1] * PLR + p.eir_plr[2] * PLR * PLR > 0.0)) {
+        c.fail("part_load_curve", "must stay positive from minimum_part_load to full load");
+      }
+    }
+    c.finish();
+    if (const auto e = r.optionalMap("economiser", {"approach"})) {
+      p.economiser = true;
+      p.economiser_approach =
+          e->quantity("approach", Dimension::TemperatureDifference, Check::NonNegative);
+      e->finish();
+    }
+    const MapReader t =
+        r.map("cooling_tower", {"approach", "fan_power_fraction", "condenser_pump_power_fraction",
+                                "cycles_of_concentration"});
+    p.tower_approach = t.quantity("approach", Dimension::TemperatureDifference, Check::Positive);
+    p.tower_fan_power_fraction =
+        t.quantity("fan_power_fraction", Dimension::Dimensionless, Check::Fraction);
+    p.cw_pump_power_fraction =
+        t.quantity("condenser_pump_power_fraction", Dimension::Dimensionless, Check::Fraction);
+    p.cycles_of_concentration = t.number("cycles_of_concentration", Check::Positive);
+    if (p.cycles_of_concentration <= 1.0) {
+      t.fail("cycles_of_concentration", "must be above 1 (blow-down = evaporation / (cycles - 1))");
+    }
+    t.finish();
+    r.finish();
+    return p;
+  }
+
   core::RoomSpec readRoom(const YamlDocument& doc) {
     const MapReader r = MapReader::root(
         doc, {"racktwin_data", "kind", "description", "supply_air_temperature", "crah_conductance",
-              "crah_capacity", "heat_capacity", "crah_fan_power_fraction"});
+              "crah_capacity", "heat_capacity", "crah_fan_power_fraction", "recirculation"});
     readHeader(r, kRoomKind);
     core::RoomSpec room = readRoomValues(r, core::RoomSpec{}, true);
     r.finish();
@@ -864,6 +1070,9 @@ class DataLibrary {
         read("heat_capacity", Dimension::HeatCapacity, room.heat_capacity, Check::Positive);
     room.crah_fan_power_fraction = read("crah_fan_power_fraction", Dimension::Dimensionless,
                                         room.crah_fan_power_fraction, Check::Fraction);
+    // Optional in data files too: 0 (every rack breathes the CRAH supply) unless given.
+    room.recirculation = r.quantityOr("recirculation", Dimension::Dimensionless, room.recirculation,
+                                      Check::Fraction);
     return room;
   }
 
@@ -891,8 +1100,8 @@ core::CoolantSpec readCoolant(const MapReader& r) {
   if (ok) percent = std::stoi(std::string(digits));
   if (!ok || percent < 1 || percent > kMaxGlycolPercent) {
     r.fail("coolant", "expected 'water' or 'PG<percent>' (propylene glycol, mass percent 1 to "
-                          + std::to_string(kMaxGlycolPercent) + ", such as 'PG25'), got " + core::quoteForMessage(text
-                         ));
+                          + std::to_string(kMaxGlycolPercent) + ", such as 'PG25'), got "
+                          + core::quoteForMessage(text));
   }
   c.glycol_mass_fraction = percent / 100.0;
   return c;
@@ -910,7 +1119,8 @@ void noteCoolant(const core::CoolantSpec& c) {
 double checkedOption(const char* option, double value, Kind kind) {
   const core::SourceLocation where{"<command line>", 0, 0};
   const std::string text = formatNumber(value) + " s";
-  if (!(value > 0.0)) throw core::InputError(where, option, "must be > 0, got " + core::quoteForMessage(text));
+  if (!(value > 0.0))
+    throw core::InputError(where, option, "must be > 0, got " + core::quoteForMessage(text));
   const std::string error = detail::physicalViolation(value, Dimension::Time, kind, text);
   if (!error.empty()) throw core::InputError(where, option, error);
   return value;
@@ -1090,7 +1300,8 @@ core::FacilityWaterSpec readFacilityWater(const MapReader& r, DataLibrary& lib,
 
 /// `ambient`: outdoor air at the plant, constant or from a weather file. Required with a facility
 /// loop, refused without one (nothing else uses it).
-core::AmbientSpec readAmbient(const MapReader& r, const core::FacilityWaterSpec& f, const FacilityOrigin& origin) {
+core::AmbientSpec readAmbient(const MapReader& r, const core::FacilityWaterSpec& f,
+                              const FacilityOrigin& origin, double duration) {
   const auto m = r.optionalMap("ambient", {"dry_bulb", "wet_bulb", "weather", "weather_start"});
   if (!m) {
     if (f.loop.present) {
@@ -1108,20 +1319,7 @@ core::AmbientSpec readAmbient(const MapReader& r, const core::FacilityWaterSpec&
   }
   core::AmbientSpec a;
   if (m->has("weather")) {
-    m->restrictTo({"weather", "weather_start"},
-                  "with a weather file (the file gives the dry and wet bulb)");
-    const fs::path path = detail::resolveInputPath(
-        *m, "weather", m->string("weather", "the path of a weather CSV file"), "weather file");
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec)) {
-      m->fail("weather", "no weather file '" + path.string()
-                             + "' (a relative path starts at the scenario file's folder)");
-    }
-    a = detail::readWeatherCsv(path.string());
-    // Simulation time 0 is `weather_start` in the file's time.
-    const double start = m->quantityOr("weather_start", Dimension::Time, 0.0);
-    for (double& t : a.time)
-      t -= start;
+    a = detail::readWeatherEntry(*m, duration);
   } else {
     m->restrictTo({"dry_bulb", "wet_bulb"},
                   "without a weather file (weather_start shifts a weather file's time)");
@@ -1170,9 +1368,9 @@ class IdRegistry {
 std::string unknownComponent(const std::string& id, const IdRegistry& ids, std::string_view wanted,
                              const std::vector<std::string>& defined) {
   const std::string kind = ids.kindOf(id);
-  const std::string head = kind.empty()
-                               ? "unknown component " + core::quoteForMessage(id)
-                               : core::quoteForMessage(id) + " is a " + kind + ", not a " + std::string(wanted);
+  const std::string head =
+      kind.empty() ? "unknown component " + core::quoteForMessage(id)
+                   : core::quoteForMessage(id) + " is a " + kind + ", not a " + std::string(wanted);
   return head + "; defined " + std::string(wanted) + "s: " + joined(defined);
 }
 
@@ -1392,7 +1590,13 @@ std::vector<core::RackSpec> readRacks(const MapReader& r, DataLibrary& lib, IdRe
     }
     core::ChipSpec& gpu = rack.type.gpu;
     // A what-if or a CFD-derived curve (racktwin cfd coldplate) in place of the type's GPU plate.
-    if (m.has("gpu_cold_plate")) gpu.cold_plate = lib.coldPlate(m, "gpu_cold_plate");
+    if (m.has("gpu_cold_plate")) {
+      if (!rack.type.liquid_cooled) {
+        m.fail("gpu_cold_plate",
+               "rack type '" + rack.type.type + "' is air-cooled: no cold plates");
+      }
+      gpu.cold_plate = lib.coldPlate(m, "gpu_cold_plate");
+    }
     gpu.P_max = m.quantityOr("gpu_power_limit", Dimension::Power, gpu.P_max, Check::Positive,
                              Kind::GpuPowerLimit);
     if (gpu.P_max <= gpu.P_idle) {
@@ -1415,11 +1619,16 @@ std::vector<core::RackSpec> readRacks(const MapReader& r, DataLibrary& lib, IdRe
     }
     if (const auto attach = m.optionalList("attach", "components attached to the rack")) {
       for (std::size_t k = 0; k < attach->size(); ++k) {
-        rack.attachments.push_back(lib.attachment(
-            *attach, k, rack, cdus, coolant, facility,
-            [&](const std::string& id, const MapReader& at, std::string_view key) {
-              ids.add(id, "attached component", at, key);
-            }));
+        if (!rack.type.liquid_cooled && !rack.cdu.empty() && !(rack.type.hose.length > 0.0)) {
+          attach->failItem(k, "rack type '" + rack.type.type
+                                  + "' has no hose to bring its CDU's water to the component; "
+                                    "add `hose` to its data file");
+        }
+        rack.attachments.push_back(
+            lib.attachment(*attach, k, rack, cdus, coolant, facility,
+                           [&](const std::string& id, const MapReader& at, std::string_view key) {
+                             ids.add(id, "attached component", at, key);
+                           }));
       }
     }
     m.finish();
@@ -1496,7 +1705,7 @@ std::vector<core::SecondaryRingSpec> readRings(const MapReader& r, std::vector<c
   }
   for (std::size_t k = 0; k < racks.size(); ++k) {
     const core::RackSpec& rack = racks[k];
-    if (rack.cdu.empty() && rack.ring.empty()) {
+    if (rack.cdu.empty() && rack.ring.empty() && rack.type.liquid_cooled) {
       throw core::InputError(origins[k].where, origins[k].path + ".cdu",
                              "required key is missing: the id of the CDU that serves rack '"
                                  + rack.id.str() + "' (or list the rack in a ring's taps)");
@@ -1521,7 +1730,8 @@ std::vector<core::ComponentId> readJobRacks(const MapReader& m,
   std::vector<core::ComponentId> out;
   if (m.isScalar("racks")) {
     const std::string all = m.string("racks", "'all' or a list of rack ids");
-    if (all != "all") m.fail("racks", "expected 'all' or a list of rack ids, got " + core::quoteForMessage(all));
+    if (all != "all")
+      m.fail("racks", "expected 'all' or a list of rack ids, got " + core::quoteForMessage(all));
     for (const core::RackSpec& r : racks)
       out.push_back(r.id);
     return out;
@@ -1634,13 +1844,43 @@ void readJobPlace(const MapReader& m, const core::SimulationSpec& sim,
   spec.submit = job.submit;
 }
 
+/// `failures` of a training job.
+void readFailures(const MapReader& m, core::TrainingJobSpec& job) {
+  if (const auto f = m.optionalMap("failures", {"mtbf", "restart"})) {
+    job.failure_mtbf = f->quantity("mtbf", Dimension::Time, Check::Positive);
+    job.restart_duration = f->quantity("restart", Dimension::Time, Check::NonNegative);
+    f->finish();
+  }
+}
+
+/// GPUs of a job: those it asks for, or those of its named racks.
+std::uint32_t jobGpus(const core::TrainingJobSpec& job, const std::vector<core::RackSpec>& racks) {
+  if (job.gpus > 0) return job.gpus;
+  std::uint32_t gpus = 0;
+  for (const core::ComponentId& id : job.racks) {
+    for (const core::RackSpec& r : racks) {
+      if (r.id == id)
+        gpus += static_cast<std::uint32_t>(r.type.compute_trays * r.type.gpus_per_tray);
+    }
+  }
+  return gpus;
+}
+
 core::TrainingJobSpec readJob(const MapReader& m, const core::SimulationSpec& sim,
-                              const std::vector<core::RackSpec>& racks, IdRegistry& ids) {
+                              const std::vector<core::RackSpec>& racks, IdRegistry& ids,
+                              const fs::path& data_root) {
   m.restrictTo({"id", "type", "racks", "gpus", "submit", "start", "duration", "iteration",
-                "checkpoint", "failures"},
+                "checkpoint", "failures", "model"},
                "in a training job");
   core::TrainingJobSpec job;
   readJobPlace(m, sim, racks, ids, job);
+  if (m.has("model")) {
+    // Durations derived from the model (WorkloadModels.hpp).
+    detail::readDerivedTraining(m, data_root, jobGpus(job, racks), job);
+    readFailures(m, job);
+    m.finish();
+    return job;
+  }
 
   const MapReader it =
       m.map("iteration", {"compute", "compute_power", "communication", "communication_power"});
@@ -1663,11 +1903,7 @@ core::TrainingJobSpec readJob(const MapReader& m, const core::SimulationSpec& si
         cp->quantity("power", Dimension::Dimensionless, Check::Fraction);
     cp->finish();
   }
-  if (const auto f = m.optionalMap("failures", {"mtbf", "restart"})) {
-    job.failure_mtbf = f->quantity("mtbf", Dimension::Time, Check::Positive);
-    job.restart_duration = f->quantity("restart", Dimension::Time, Check::NonNegative);
-    f->finish();
-  }
+  readFailures(m, job);
   m.finish();
   return job;
 }
@@ -1710,11 +1946,11 @@ core::ReplayJobSpec readReplay(const MapReader& m, const core::SimulationSpec& s
 /// An inference job: requests from `trace` (an Azure-format CSV, RequestTrace.hpp) or `arrivals`
 /// (a Poisson process), served by `server` (InferenceJob.hpp).
 core::InferenceJobSpec readInference(const MapReader& m, const core::SimulationSpec& sim,
-                                     const std::vector<core::RackSpec>& racks,
-                                     IdRegistry& ids) {
-  m.restrictTo(
-      {"id", "type", "racks", "gpus", "submit", "start", "duration", "trace", "arrivals", "server"},
-      "in an inference job");
+                                     const std::vector<core::RackSpec>& racks, IdRegistry& ids,
+                                     const fs::path& data_root) {
+  m.restrictTo({"id", "type", "racks", "gpus", "submit", "start", "duration", "trace", "arrivals",
+                "server", "model", "load"},
+               "in an inference job");
   core::InferenceJobSpec job;
   readJobPlace(m, sim, racks, ids, job);
 
@@ -1734,6 +1970,7 @@ core::InferenceJobSpec readInference(const MapReader& m, const core::SimulationS
     }
     job.trace_path = path.string();
     job.trace = detail::readRequestTrace(job.trace_path);
+    if (m.has("load")) detail::readLoadShaping(m, job);
   } else {
     const MapReader a = m.map("arrivals", {"rate_per_s", "diurnal_amplitude", "diurnal_period",
                                            "diurnal_peak", "context_tokens", "generated_tokens"});
@@ -1748,6 +1985,15 @@ core::InferenceJobSpec readInference(const MapReader& m, const core::SimulationS
     a.finish();
   }
 
+  if (m.has("model") || !m.has("server")) {
+    // Served from a named model on its accelerator (WorkloadModels.hpp).
+    if (m.has("server")) m.fail("server", "give server (fixed throughputs) or model, not both");
+    if (m.has("load") && !m.has("trace")) m.fail("load", "load shaping needs a trace");
+    detail::readInferenceModel(m, data_root, job);
+    m.finish();
+    return job;
+  }
+  if (m.has("load") && !m.has("trace")) m.fail("load", "load shaping needs a trace");
   const MapReader sv = m.map("server", {"max_batch", "prefill_tokens_per_s_per_gpu",
                                         "decode_tokens_per_s_per_gpu", "busy_power"});
   job.max_batch = static_cast<std::uint32_t>(sv.integer("max_batch", 1, 1'000'000));
@@ -1761,7 +2007,8 @@ core::InferenceJobSpec readInference(const MapReader& m, const core::SimulationS
 
 /// `workload`: training and inference jobs. Two jobs may not hold one rack at the same time: a
 /// job uses all GPUs of its racks.
-void readWorkload(const MapReader& r, core::SiteSpec& site, IdRegistry& ids) {
+void readWorkload(const MapReader& r, core::SiteSpec& site, IdRegistry& ids,
+                  const fs::path& data_root) {
   // `scheduler`: the queue policy of the jobs sized by gpus (docs/scheduler.md).
   if (const auto s = r.optionalMap("scheduler", {"policy"})) {
     const std::string policy = s->string("policy", "fifo or backfill");
@@ -1785,19 +2032,18 @@ void readWorkload(const MapReader& r, core::SiteSpec& site, IdRegistry& ids) {
   for (std::size_t i = 0; i < list->size(); ++i) {
     const MapReader m = list->map(
         i, {"id", "type", "racks", "gpus", "submit", "start", "duration", "iteration", "checkpoint",
-            "failures", "trace", "arrivals", "server", "format", "interval"});
+            "failures", "trace", "arrivals", "server", "format", "interval", "model", "load"});
     const std::string type = m.string("type", "a workload type (training, inference or replay)");
     Held h;
     // `order`: jobs submitted at one time queue in scenario order, whatever their kind.
     const auto order = static_cast<std::uint32_t>(i);
     if (type == "training") {
-      core::TrainingJobSpec job = readJob(m, site.simulation, site.racks, ids);
+      core::TrainingJobSpec job = readJob(m, site.simulation, site.racks, ids, data_root);
       job.order = order;
       h = Held{job.id, job.start, job.start + job.duration, job.racks};
       site.jobs.push_back(std::move(job));
     } else if (type == "inference") {
-      core::InferenceJobSpec job =
-          readInference(m, site.simulation, site.racks, ids);
+      core::InferenceJobSpec job = readInference(m, site.simulation, site.racks, ids, data_root);
       job.order = order;
       h = Held{job.id, job.start, job.start + job.duration, job.racks};
       site.inference_jobs.push_back(std::move(job));
@@ -1926,7 +2172,8 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
     }
     if (feed_action) {
       const std::string feed = m.string("feed", "'a' or 'b'");
-      if (feed != "a" && feed != "b") m.fail("feed", "expected 'a' or 'b', got " + core::quoteForMessage(feed));
+      if (feed != "a" && feed != "b")
+        m.fail("feed", "expected 'a' or 'b', got " + core::quoteForMessage(feed));
       e.value = feed == "a" ? 0.0 : 1.0;
     }
     if (action->target == Target::TrainingJob) {
@@ -1989,12 +2236,10 @@ fs::path resolveDataDir(const MapReader& r, const std::string& fallback) {
 core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir,
                             const SimulationOverrides& overrides) {
   checkFormatVersion(doc, "racktwin_scenario", kScenarioFormatVersion, "scenario");
-  const MapReader r =
-      MapReader::root(doc, {"racktwin_scenario", "name", "description", "allow_outside_paths", "data_dir",
-                            "simulation",
-                            "coolant", "facility_water", "ambient", "room", "cdus", "rings",
-                            "racks", "workload", "scheduler", "electrical", "events", "layout",
-                            "output"});
+  const MapReader r = MapReader::root(
+      doc, {"racktwin_scenario", "name", "description", "allow_outside_paths", "data_dir",
+            "simulation", "coolant", "facility_water", "ambient", "room", "cdus", "rings", "racks",
+            "workload", "scheduler", "electrical", "events", "air_plant", "layout", "output"});
   if (!r.has("racktwin_scenario")) {
     r.fail("racktwin_scenario",
            "required key is missing; a scenario file starts with "
@@ -2018,18 +2263,37 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
 
   FacilityOrigin facility_origin;
   site.facility = readFacilityWater(r, lib, facility_origin);
-  site.ambient = readAmbient(r, site.facility, facility_origin);
+  site.ambient = readAmbient(r, site.facility, facility_origin, site.simulation.duration);
 
   constexpr std::string_view kDefaultRoom = "default";
-  if (const auto room =
-          r.optionalMap("room", {"type", "supply_air_temperature", "crah_conductance",
-                                 "crah_capacity", "heat_capacity", "crah_fan_power_fraction"})) {
+  if (const auto room = r.optionalMap(
+          "room", {"type", "supply_air_temperature", "crah_conductance", "crah_capacity",
+                   "heat_capacity", "crah_fan_power_fraction", "recirculation"})) {
     const std::string type = room->has("type") ? room->typeName("type") : std::string(kDefaultRoom);
     site.room = lib.room(type, room->whereValue("type"), room->keyPath("type"));
     site.room = DataLibrary::readRoomValues(*room, site.room, false);
     room->finish();
   } else {
     site.room = lib.room(std::string(kDefaultRoom), r.where(), "room.type");
+  }
+
+  if (const auto plant = r.optionalMap(
+          "air_plant", {"type", "chilled_water_supply_temperature", "chillers", "economiser"})) {
+    site.air_plant = lib.airPlant(*plant, "type");
+    site.air_plant.T_chw_supply = plant->quantityOr(
+        "chilled_water_supply_temperature", Dimension::Temperature, site.air_plant.T_chw_supply,
+        Check::Positive, Kind::FacilityWaterTemperature);
+    site.air_plant.chillers = plant->integerOr("chillers", site.air_plant.chillers, 1, kMaxCount);
+    site.air_plant.economiser = plant->booleanOr("economiser", site.air_plant.economiser);
+    if (site.air_plant.economiser && !(site.air_plant.economiser_approach >= 0.0)) {
+      plant->fail("economiser", "the plant type has no economiser approach");
+    }
+    if (!(site.ambient.T_wet_bulb > 0.0) && site.ambient.T_wet_bulb_series.empty()) {
+      plant->fail("type",
+                  "the air side's cooling tower needs the outdoor wet bulb: give "
+                  "ambient.wet_bulb or a weather file with humidity");
+    }
+    plant->finish();
   }
 
   IdRegistry ids;
@@ -2046,7 +2310,7 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   site.rings = readRings(r, site.cdus, site.racks, rack_origins, site.secondary_coolant, ids);
   detail::readLayout(r, site);  // rows and halls (LayoutOutputLoader.cpp)
   detail::readOutput(r, site);
-  readWorkload(r, site, ids);
+  readWorkload(r, site, ids, lib.root());
   // The power tree above the racks, and the GB300 power smoothing (ElectricalLoader.cpp).
   readElectrical(r, lib.root(), site);
   site.events = readEvents(r, site, ids);
@@ -2067,22 +2331,39 @@ core::SiteSpec loadScenario(const std::string& path, const SimulationOverrides& 
   return loadScenarioFromString(detail::readFileBytes(path), path, "", overrides, outside);
 }
 
-core::SiteSpec loadScenarioFromString(const std::string& text, const std::string& path_for_messages,
-                                      const std::string& data_dir,
-                                      const SimulationOverrides& overrides,
-                                      OutsidePaths outside) {
+namespace {
+core::SiteSpec loadDocument(const std::string& text, const std::string& path_for_messages,
+                            const std::string& data_dir, const SimulationOverrides& overrides,
+                            OutsidePaths outside, const std::vector<ScenarioPatch>& patches) {
   detail::LoadSession session;
   detail::FileReadLog inputs;
   detail::InputPathScope paths(fs::path(path_for_messages).parent_path(),
                                outside == OutsidePaths::Allowed,
                                outside == OutsidePaths::ScenarioDecides);
-  const YamlDocument doc = detail::parseYaml(text, path_for_messages);
-  core::SiteSpec site = readScenario(doc, data_dir, overrides);
+  YamlDocument doc = detail::parseYaml(text, path_for_messages);
+  // Patches and the template: block (ScenarioTemplate.cpp), before the document is read.
+  const detail::TemplateOrigin origin = detail::prepareDocument(doc, patches);
+  core::SiteSpec site =
+      detail::readGenerated(origin, [&] { return readScenario(doc, data_dir, overrides); });
   site.input_warnings = std::move(session.warnings);
   site.input_files = std::move(inputs.files);
   site.scenario_path = path_for_messages;
   site.scenario_text = text;
   return site;
+}
+}  // namespace
+
+core::SiteSpec loadScenarioFromString(const std::string& text, const std::string& path_for_messages,
+                                      const std::string& data_dir,
+                                      const SimulationOverrides& overrides, OutsidePaths outside) {
+  return loadDocument(text, path_for_messages, data_dir, overrides, outside, {});
+}
+
+core::SiteSpec loadPatchedScenario(const std::string& text, const std::string& path_for_messages,
+                                   const std::vector<ScenarioPatch>& patches,
+                                   const std::string& data_dir,
+                                   const SimulationOverrides& overrides, OutsidePaths outside) {
+  return loadDocument(text, path_for_messages, data_dir, overrides, outside, patches);
 }
 
 }  // namespace racktwin::scenarios

@@ -1,5 +1,6 @@
 #include "TextFields.hpp"
 
+#include <cmath>
 #include <string>
 
 namespace racktwin::scenarios::detail {
@@ -23,6 +24,16 @@ std::string describeField(std::string_view text) {
   for (const char c : text)
     chars += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1 : 0;
   return "a field of " + std::to_string(chars) + (chars == 1 ? " character" : " characters");
+}
+
+std::optional<double> parseDecimal(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  double v = 0.0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) {
+    return std::nullopt;
+  }
+  return v;
 }
 
 std::vector<Field> splitCommas(std::string_view line) {

@@ -58,6 +58,10 @@ bool parseWhole(std::string_view text, T& value) {
   return ec == std::errc() && end == text.data() + text.size();
 }
 
+/// A plain decimal number filling all of `text` (from_chars: no leading '+', no thousands
+/// separators), finite; nullopt otherwise.
+std::optional<double> parseDecimal(std::string_view text);
+
 /// 'YYYY-MM-DD hh:mm:ss[.fraction]' or 'YYYY/MM/DD ...' (nvidia-smi), a 'T' also accepted
 /// between date and time; nullopt for anything else.
 std::optional<Stamp> parseDateTime(std::string_view text);

@@ -2,18 +2,48 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
+#include "PeakDay.hpp"
 #include "racktwin/core/Engine.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/FiniteCheck.hpp"
+#include "racktwin/core/LimitMonitor.hpp"
 #include "racktwin/core/StateArchive.hpp"
 #include "racktwin/core/Version.hpp"
 #include "racktwin/core/WorkloadExecutor.hpp"
 #include "racktwin/power/ElectricalModel.hpp"
 #include "racktwin/thermal/CoolingModel.hpp"
+#include "racktwin/thermal/FacilityLoop.hpp"
 
 namespace racktwin::scenarios {
+namespace {
+
+/// Facility energy from the models' figures: what the site drew (the power tree's input, or the
+/// IT energy without a modelled tree, plus what its batteries and rack storage gave up) and the
+/// cooling equipment. The summary's facility_energy_J, PUE and peak day all use it.
+struct FacilityEnergy {
+  double it = 0.0, supply = 0.0, cooling = 0.0;
+  double total() const { return supply + cooling; }
+};
+
+std::optional<double> find(const core::Summary& summary, const char* key) {
+  for (const core::SummaryItem& item : summary.items())
+    if (item.key == key) return item.value;
+  return std::nullopt;
+}
+
+FacilityEnergy facilityEnergyOf(const core::Summary& summary) {
+  FacilityEnergy e;
+  e.it = find(summary, "it_energy_J").value_or(0.0);
+  e.supply = find(summary, "facility_electrical_energy_J").value_or(e.it)
+             - find(summary, "electrical_storage_energy_change_J").value_or(0.0);
+  e.cooling = find(summary, "cooling_energy_J").value_or(0.0);
+  return e;
+}
+
+}  // namespace
 
 struct Twin::Impl {
   explicit Impl(core::SiteSpec spec)
@@ -23,7 +53,8 @@ struct Twin::Impl {
         electrical(site, layout),
         cooling(site, layout),
         engine(site.simulation, state),
-        recorder(site.simulation.record_interval) {
+        recorder(site.simulation.record_interval),
+        peak_day(site.ambient) {
     const double T_initial = site.cdus.empty() ? site.facility.T_supply : site.cdus[0].T_supply_set;
     state.resize(layout, T_initial);
     engine.addFastModel(workload);
@@ -34,6 +65,7 @@ struct Twin::Impl {
     for (core::Model* model : engine.models())
       model->declareChannels(recorder);
     recorder.addSink(finite_check);  // first: a non-finite row reaches no other sink
+    recorder.addSink(limits);
     engine.setRecorder(&recorder);
   }
 
@@ -46,6 +78,16 @@ struct Twin::Impl {
   core::Engine engine;
   core::Recorder recorder;
   core::FiniteCheckSink finite_check;
+  detail::PeakDay peak_day;
+
+  /// The facility energy so far, from the models' running totals (once a simulated day).
+  double facilityEnergyNow() const {
+    core::Summary so_far;
+    for (const core::Model* model : engine.models())
+      model->summarise(so_far);
+    return facilityEnergyOf(so_far).total();
+  }
+  core::LimitMonitor limits{core::designLimits(site)};  // every rating, checked at each record
 };
 
 Twin::Twin(core::SiteSpec site) : impl_(std::make_unique<Impl>(std::move(site))) {}
@@ -84,6 +126,8 @@ void Twin::resume(std::string_view state) {
   archive.section("racktwin twin");
   m.engine.resume(archive);
   m.recorder.visitState(archive);
+  m.peak_day.visitState(archive);
+  m.limits.visitState(archive);
   archive.finish();
 }
 
@@ -94,6 +138,8 @@ std::string Twin::saveState() {
   archive.section("racktwin twin");
   m.engine.saveState(archive);
   m.recorder.visitState(archive);
+  m.peak_day.visitState(archive);
+  m.limits.visitState(archive);
   return archive.bytes();
 }
 
@@ -103,34 +149,42 @@ void Twin::schedule(core::EventSpec event) {
 }
 
 bool Twin::step() {
-  return impl_->engine.step();
+  Impl& m = *impl_;
+  const double t0 = m.engine.time();
+  if (!m.peak_day.reachesDayEnd(t0 + m.site.simulation.step)) return m.engine.step();
+  // A step that ends a day: the facility energy before and after it, for the peak day.
+  const double E0 = m.facilityEnergyNow();
+  const bool more = m.engine.step();
+  m.peak_day.record(t0, E0, m.engine.time(), m.facilityEnergyNow());
+  return more;
 }
 
 core::Summary Twin::finish(bool complete) {
   Impl& m = *impl_;
   m.engine.finalize();
+  // The last, shorter record interval of a run ending between record times, before the summary:
+  // the design limits see every record.
+  if (complete) m.recorder.recordPending();
   core::Summary summary;
+  // A rating exceeded is said first (docs/capacity.md).
+  summary.add({"design_limits_violated", static_cast<double>(m.limits.violatedCount()),
+               "Design limits exceeded (ratings, see the list below)", "", 1.0, 0.0});
   summary.add({"gpu_count", static_cast<double>(m.layout.gpu_count), "GPUs", "", 1.0, 0.0});
   summary.add({"simulated_time_s", m.engine.time(), "Simulated time", "s", 1.0, 0.0});
   for (const core::Model* model : m.engine.models())
     model->summarise(summary);
-  auto find = [&summary](const char* key) -> std::optional<double> {
-    for (const core::SummaryItem& item : summary.items())
-      if (item.key == key) return item.value;
-    return std::nullopt;
-  };
+  // The weather year's figures: the plant hours of the facility loop, the peak day.
+  if (const thermal::FacilityLoop* loop = m.cooling.facilityLoop()) loop->summarise(summary);
+  m.peak_day.summarise(summary);
   // The site's energy balance: the worse of the thermal and the electrical balance.
   summary.add({"energy_balance_relative_error",
-               std::max(find("thermal_energy_balance_relative_error").value_or(0.0),
-                        find("electrical_energy_balance_relative_error").value_or(0.0)),
+               std::max(find(summary, "thermal_energy_balance_relative_error").value_or(0.0),
+                        find(summary, "electrical_energy_balance_relative_error").value_or(0.0)),
                "Energy balance error (relative, worst of thermal and electrical)", "", 1.0, 0.0});
   // Facility energy: what the power tree draws (IT plus distribution losses above the racks;
   // IT alone without a modelled tree) plus the cooling equipment.
-  const double it = summary.value("it_energy_J").value_or(0.0);
-  // What the site drew: the tree's input plus what its batteries and rack storage gave up.
-  const double supply = find("facility_electrical_energy_J").value_or(it)
-                        - find("electrical_storage_energy_change_J").value_or(0.0);
-  const double cooling = summary.value("cooling_energy_J").value_or(0.0);
+  const FacilityEnergy facility = facilityEnergyOf(summary);
+  const double it = facility.it, supply = facility.supply, cooling = facility.cooling;
   summary.add({"facility_energy_J", supply + cooling,
                "Facility energy (power tree + storage drawn + cooling)", "kWh", 1.0 / 3.6e6, 0.0});
   // Energy conservation across the models: the site cannot draw less than its IT load uses.
@@ -142,13 +196,25 @@ core::Summary Twin::finish(bool complete) {
   }
   summary.add({"pue", it > 0.0 ? std::optional<double>((supply + cooling) / it) : std::nullopt,
                "PUE (power tree input + storage drawn + modelled cooling) / IT", "", 1.0, 0.0});
+  // With an air-side plant: the PUE the site would show if the CRAH heat were free, as it is
+  // without one (only the CRAH fans charged).
+  if (const std::optional<double> plant = find(summary, "air_plant_energy_J")) {
+    summary.add({"pue_without_air_side_plant",
+                 it > 0.0 ? std::optional<double>((supply + cooling - *plant) / it) : std::nullopt,
+                 "PUE without the air side's plant (CRAH heat free)", "", 1.0, 0.0});
+  }
   // Water usage effectiveness (The Green Grid): site water in litres per kWh of IT energy; null
   // when the scenario models no facility plant (no water use is known).
-  const std::optional<double> water = find("water_use_m3");
+  // Site water: the facility plant's towers and the air side's plant's.
+  std::optional<double> water = find(summary, "water_use_m3");
+  if (const std::optional<double> air = find(summary, "air_plant_water_use_m3"))
+    water = water.value_or(0.0) + *air;
   summary.add(
       {"wue_L_per_kWh",
        water && it > 0.0 ? std::optional<double>(*water * 1e3 / (it / 3.6e6)) : std::nullopt,
        "WUE, make-up water per IT energy", "L/kWh", 1.0, 0.0});
+  core::WorkloadExecutor::summariseWorkPerEnergy(summary);
+  m.limits.summarise(summary);
   // Values of the scenario outside their engineering range (listed in the result's attributes).
   summary.add({"input_warnings", static_cast<double>(m.site.input_warnings.size()),
                "Input warnings (values outside their usual range)", "", 1.0, 0.0});
@@ -159,6 +225,8 @@ core::Summary Twin::finish(bool complete) {
                                + " s: " + item.key + " (" + item.label + ")");
     }
   }
+  m.recorder.addTable(m.limits.limitTable());
+  m.recorder.addTable(m.limits.headroomTable());
   m.recorder.close(complete, summary.toJson());
   return summary;
 }
@@ -183,6 +251,9 @@ const thermal::CoolingModel& Twin::cooling() const noexcept {
 }
 const core::Recorder& Twin::recorder() const noexcept {
   return impl_->recorder;
+}
+const core::LimitMonitor& Twin::limits() const noexcept {
+  return impl_->limits;
 }
 
 }  // namespace racktwin::scenarios

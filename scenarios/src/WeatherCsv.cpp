@@ -1,14 +1,12 @@
 #include "WeatherCsv.hpp"
 
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -78,17 +76,6 @@ std::string_view quantityColumns(Quantity q) {
 
 std::string degC(double T) {
   return formatNumber(core::toCelsius(T)) + " degC";
-}
-
-/// A plain decimal number (from_chars: no leading '+', no thousands separators), finite.
-std::optional<double> parseNumber(std::string_view text) {
-  if (text.empty()) return std::nullopt;
-  double v = 0.0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) {
-    return std::nullopt;
-  }
-  return v;
 }
 
 struct Column {
@@ -164,7 +151,7 @@ core::AmbientSpec parseWeatherCsv(std::string_view text, const std::string& file
     double si[3] = {0.0, 0.0, 0.0};
     for (std::size_t k = 0; k < fields.size(); ++k) {
       const ColumnKind& kind = *header[k].kind;
-      const std::optional<double> v = parseNumber(fields[k].text);
+      const std::optional<double> v = parseDecimal(fields[k].text);
       if (!v) {
         throw error(line_number, fields[k].column, kind.name,
                     "expected a number, got " + describeField(fields[k].text));
@@ -174,8 +161,7 @@ core::AmbientSpec parseWeatherCsv(std::string_view text, const std::string& file
         const double T_degC = core::toCelsius(value);
         if (!(T_degC >= kOutdoorAirMin_degC && T_degC <= kOutdoorAirMax_degC)) {
           throw error(line_number, fields[k].column, kind.name,
-                      "the value is " + degC(value)
-                          + ", outside the range of outdoor air ("
+                      "the value is " + degC(value) + ", outside the range of outdoor air ("
                           + formatNumber(kOutdoorAirMin_degC) + " to "
                           + formatNumber(kOutdoorAirMax_degC) + " degC); check the column's unit");
         }

@@ -1,12 +1,16 @@
 #pragma once
 // Helpers shared by the scenario tests.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <fstream>
+#include <map>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "racktwin/core/Error.hpp"
+#include "racktwin/core/Recorder.hpp"
 
 namespace racktwin::test {
 
@@ -65,5 +69,47 @@ void requireInputError(Load load, const ExpectedError& x) {
   }
   FAIL("no InputError was thrown");
 }
+
+/// Keeps every sample of a few channels, named group/name.
+class ChannelTap : public racktwin::core::RecorderSink {
+ public:
+  explicit ChannelTap(std::vector<std::string> names) : names_(std::move(names)) {}
+  void open(const racktwin::core::RunMetadata&,
+            const std::vector<racktwin::core::ChannelInfo>& channels) override {
+    std::size_t offset = 0;
+    for (const auto& c : channels) {
+      offsets_[c.group + "/" + c.name] = offset;
+      offset += c.width();
+    }
+  }
+  void append(double time, std::span<const double> row) override {
+    for (const std::string& n : names_) {
+      const auto it = offsets_.find(n);
+      if (it != offsets_.end()) series_[n].emplace_back(time, row[it->second]);
+    }
+  }
+  void close(bool, std::string_view) override {}
+  /// The value of a channel at a sample time; NaN when there is none.
+  double at(const std::string& name, double time) const {
+    const auto it = series_.find(name);
+    if (it == series_.end()) return std::nan("");
+    for (const auto& [t, v] : it->second) {
+      if (std::abs(t - time) < 1e-6) return v;
+    }
+    return std::nan("");
+  }
+  bool has(const std::string& name) const { return offsets_.count(name) == 1; }
+  /// Every (time, value) sample of a channel, in time order.
+  const std::vector<std::pair<double, double>>& samples(const std::string& name) const {
+    static const std::vector<std::pair<double, double>> none;
+    const auto it = series_.find(name);
+    return it == series_.end() ? none : it->second;
+  }
+
+ private:
+  std::vector<std::string> names_;
+  std::map<std::string, std::size_t> offsets_;
+  std::map<std::string, std::vector<std::pair<double, double>>> series_;
+};
 
 }  // namespace racktwin::test

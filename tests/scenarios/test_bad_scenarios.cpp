@@ -130,7 +130,7 @@ TEST_CASE("bad/unknown_rack_type: names the data file it looked for", "[scenario
       std::filesystem::path(sourcePath("data/racks/gb400-nvl144.yaml")).lexically_normal().string();
   requireFileError(
       "unknown_rack_type.yaml", 13, "racks[0].type",
-      {"unknown rack type 'gb400-nvl144': no data file " + looked_for, "available: gb300-nvl72"},
+      {"unknown rack type 'gb400-nvl144': no data file " + looked_for, "available: gb200-nvl72, gb300-nvl72"},
       11);
 }
 

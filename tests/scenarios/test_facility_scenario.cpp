@@ -520,45 +520,7 @@ TEST_CASE("data-file errors of the facility side, heat rejection and chiller are
   }
 }
 
-namespace {
-
-/// Keeps every sample of a few channels, named group/name.
-class ChannelTap : public racktwin::core::RecorderSink {
- public:
-  explicit ChannelTap(std::vector<std::string> names) : names_(std::move(names)) {}
-  void open(const racktwin::core::RunMetadata&,
-            const std::vector<racktwin::core::ChannelInfo>& channels) override {
-    std::size_t offset = 0;
-    for (const auto& c : channels) {
-      offsets_[c.group + "/" + c.name] = offset;
-      offset += c.width();
-    }
-  }
-  void append(double time, std::span<const double> row) override {
-    for (const std::string& n : names_) {
-      const auto it = offsets_.find(n);
-      if (it != offsets_.end()) series_[n].emplace_back(time, row[it->second]);
-    }
-  }
-  void close(bool, std::string_view) override {}
-  /// The value of a channel at a sample time; NaN when there is none.
-  double at(const std::string& name, double time) const {
-    const auto it = series_.find(name);
-    if (it == series_.end()) return std::nan("");
-    for (const auto& [t, v] : it->second) {
-      if (std::abs(t - time) < 1e-6) return v;
-    }
-    return std::nan("");
-  }
-  bool has(const std::string& name) const { return offsets_.count(name) == 1; }
-
- private:
-  std::vector<std::string> names_;
-  std::map<std::string, std::size_t> offsets_;
-  std::map<std::string, std::vector<std::pair<double, double>>> series_;
-};
-
-}  // namespace
+using racktwin::test::ChannelTap;
 
 TEST_CASE("the facility-loop scenario runs: W32 held by the trim chiller at 35 degC",
           "[scenarios]") {

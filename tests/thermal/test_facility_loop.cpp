@@ -428,3 +428,80 @@ TEST_CASE("Facility loop input out of range throws with what is expected", "[the
   CHECK_THROWS_AS(FacilityLoop(facility(o), std::span<const core::CduSpec>{}, ambient(o)),
                   std::invalid_argument);
 }
+
+TEST_CASE("The ambient follows a periodic weather series as interpolation by search does",
+          "[thermal]") {
+  // A 10 h "year" of 11 points, uneven; the loop reads it with a cursor kept between sub-steps.
+  // Independent reference: t mod period, the interval found by a scan, linear interpolation.
+  Options o;
+  core::AmbientSpec a = ambient(o);
+  a.time = {0.0,     1800.0,  3600.0,  9000.0,  12000.0, 18000.0,
+            19800.0, 25200.0, 30000.0, 34000.0, 36000.0};
+  a.T_dry_bulb_series = {290.0, 292.5, 296.0, 301.0, 303.5, 299.0,
+                         297.0, 294.0, 291.0, 289.5, 290.0};
+  for (double T : a.T_dry_bulb_series)
+    a.T_wet_bulb_series.push_back(T - 4.0 - 0.01 * (T - 290.0));
+  a.period = 36000.0;
+  const auto reference = [&](const std::vector<double>& y, double t) {
+    const double at = t - a.period * std::floor(t / a.period);
+    std::size_t i = 1;
+    while (i + 1 < a.time.size() && a.time[i] <= at)
+      ++i;
+    const double w = (at - a.time[i - 1]) / (a.time[i] - a.time[i - 1]);
+    return y[i - 1] + w * (y[i] - y[i - 1]);
+  };
+  std::vector<core::CduSpec> cdus{cdu("cdu1"), cdu("cdu2")};
+  FacilityLoop loop(facility(o), cdus, a);
+  loop.initialize(core::fromCelsius(30.0), 0.8);
+  std::vector<double> Q{0.3e6, 0.3e6};
+  double t = 0.0;
+  int checked = 0;
+  while (t < 2.6 * a.period) {  // across two wraps, with steps from 1 s to 1000 s
+    const double h = 1.0 + std::fmod(t * 0.37, 997.0);
+    t += h;
+    loop.advance(t, h, Q);
+    INFO("t = " << t);
+    REQUIRE(loop.ambientDryBulb() == Approx(reference(a.T_dry_bulb_series, t)).epsilon(1e-12));
+    REQUIRE(loop.ambientWetBulb() == Approx(reference(a.T_wet_bulb_series, t)).epsilon(1e-12));
+    ++checked;
+  }
+  CHECK(checked > 100);
+}
+
+TEST_CASE("Plant hours: a hot day runs the chiller, a cool one cools freely, none may overshoot",
+          "[thermal]") {
+  const double run = 2.0 * 3600.0;
+  Options hot;
+  hot.chiller = true;
+  hot.T_dry_degC = 32.0;  // above the 30 degC set-point: a dry cooler cannot reach it alone
+  Rig chilled(hot);
+  chilled.Q = {0.5e6, 0.5e6};
+  chilled.run(run, 2.0);
+  CHECK(chilled.loop.chillerTime() >= 0.95 * run);
+  CHECK(chilled.loop.chillerTime() + chilled.loop.freeCoolingTime() <= run + 1e-9);
+  CHECK(chilled.loop.aboveSetpointTime() <= 0.05 * run);
+
+  Options cool = hot;
+  cool.T_dry_degC = 15.0;
+  // The load starts with the run: the fan speed follows the water a sub-step late, so the chiller
+  // trims the first minutes. Settled, the dry cooler holds the set-point alone all the time.
+  Rig cooled(cool);
+  cooled.Q = {0.5e6, 0.5e6};
+  cooled.run(run, 2.0);
+  const double chiller_settling = cooled.loop.chillerTime();
+  const double free_settling = cooled.loop.freeCoolingTime();
+  CHECK(chiller_settling < 0.1 * run);
+  cooled.run(run, 2.0);
+  CHECK(cooled.loop.chillerTime() == chiller_settling);
+  CHECK(cooled.loop.freeCoolingTime() - free_settling == Approx(run).epsilon(1e-12));
+  CHECK(cooled.loop.aboveSetpointTime() == 0.0);
+
+  Options no_chiller = hot;
+  no_chiller.chiller = false;
+  Rig warm(no_chiller);
+  warm.Q = {0.5e6, 0.5e6};
+  warm.run(run, 2.0);
+  CHECK(warm.loop.chillerTime() == 0.0);
+  CHECK(warm.loop.aboveSetpointTime() >= 0.9 * run);
+  CHECK(warm.loop.freeCoolingTime() + warm.loop.aboveSetpointTime() <= run + 1e-9);
+}

@@ -139,6 +139,12 @@ struct CoolingModel::Impl::LoopBuilder {
       const CoolantProperties props =
           Coolant::fromSpec(site.secondary_coolant).at(cdu.T_supply_set);
       kind.prepare(p, props.rho * props.cp);
+      if (kind.medium() != ExchangeMedium::RackExhaustAir) {
+        // Not an exchanger on the rack's air (a bypass, ...): a link like any other.
+        const Index l = link(kind, a.id.str(), supply_first, return_first, p);
+        m.attached.add(kind, a.id.str(), loop_index, l);
+        continue;
+      }
       cooling::RackAirExchangers::Item item;
       item.kind = &kind;
       item.id = a.id.str();
@@ -149,6 +155,8 @@ struct CoolingModel::Impl::LoopBuilder {
       item.p = std::move(p);
       m.rack_exchangers.addOnLoop(std::move(item));
     }
+    // An air-cooled rack takes coolant only for what is attached to it (a rear door).
+    if (!type.liquid_cooled) return;
     const core::SiteLayout& L = *m.layout;
     const ComponentParameters qd = components::quickDisconnectParameters(type.quick_disconnect);
     for (std::size_t k = 0; k < trays.size(); ++k) {
@@ -205,6 +213,7 @@ struct CoolingModel::Impl::LoopBuilder {
 };
 
 void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayout& site_layout) {
+  site_spec = &site;
   layout = &site_layout;
   room.spec = site.room;
   units.resize(site.cdus.size());
@@ -356,7 +365,28 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
     }
   }
   rack_exchangers.finishBuild();
+  attached.finishBuild();
+  // Air-cooled racks: their GPUs and CPUs on heat sinks in their servers' air (after every
+  // loop's dies), and their inlet and fans.
+  rack_T_inlet.assign(site_layout.rack_count, site.room.T_supply_air);
+  rack_fan_speed.assign(site_layout.rack_count, 0.0);
+  rack_fan_P.assign(site_layout.rack_count, 0.0);
+  rack_out_of_class_s.assign(site_layout.rack_count, 0.0);
+  for (std::uint32_t r = 0; r < site.racks.size(); ++r) {
+    const core::RackTypeSpec& type = site.racks[r].type;
+    if (type.liquid_cooled) continue;
+    air_racks.push_back(r);
+    const auto gpus = static_cast<std::uint32_t>(type.gpus_per_tray * type.compute_trays);
+    const auto cpus = static_cast<std::uint32_t>(type.cpus_per_tray * type.compute_trays);
+    for (std::uint32_t g = 0; g < gpus; ++g)
+      chips.addAir(cooling::ChipKind::Gpu, site_layout.rack_gpu_begin[r] + g, r, type.gpu);
+    for (std::uint32_t c = 0; c < cpus; ++c)
+      chips.addAir(cooling::ChipKind::Cpu, site_layout.rack_cpu_begin[r] + c, r, type.cpu);
+  }
+  if (site.air_plant.present)
+    air_plant = std::make_unique<ChilledWaterPlant>(site.air_plant, site.ambient);
   rack_air_P.assign(site_layout.rack_count, 0.0);
+  rack_air_P_step.assign(site_layout.rack_count, 0.0);
   chips.finishBuild(site_layout);
   const std::size_t n_cells = cells.C.size();
   for (auto* v : {&cells.T, &cells.T_old, &cells.alpha})

@@ -27,7 +27,8 @@ void CoolingModel::Impl::recordDesignPoint() {
     design.pump_P += unit.pump_P_electric;
   }
   double sum = 0.0;
-  const std::vector<ChipThermal::Die>& dies = chips.dies;
+  // The chips on cold plates (air-cooled dies come after them).
+  const std::span<const ChipThermal::Die> dies(chips.dies.data(), chips.air_begin);
   design.plate_V_min = dies.empty() ? 0.0 : 1e300;
   for (const ChipThermal::Die& die : dies) {
     const double V = std::abs(loops[die.loop].solver->V_flow()[die.link]);
@@ -82,13 +83,50 @@ double CoolingModel::Impl::storedAfterSweep() const {
   double E = 0.0;
   for (const CoolantLoop& loop : loops)
     E += loop.E_stored;
+  chips.addAirStored(E);
   room.addStored(E);
   if (facility) E += facility->storedEnergy();
   return E;
 }
 
+void CoolingModel::Impl::updateInlets() {
+  const double T_sa = room.spec.T_supply_air;
+  const double recirculation = room.spec.recirculation;
+  for (double& T : rack_T_inlet)
+    T = T_sa + recirculation * (room.T - T_sa);
+}
+
+void CoolingModel::Impl::controlServerFans(core::SiteState& state, double dt) {
+  updateInlets();
+  const core::SiteLayout& L = *layout;
+  for (const std::uint32_t r : air_racks) {
+    const core::RackTypeSpec& type = site_spec->racks[r].type;
+    const core::RackTypeSpec::ServerFans& f = type.fans;
+    // The servers' GPU load over the step, as a fraction of their limits.
+    double P = 0.0, P_max = 0.0;
+    for (std::uint32_t g = L.rack_gpu_begin[r]; g < L.rack_gpu_begin[r + 1]; ++g) {
+      P += state.gpu_E_step[g] / dt;
+      P_max += type.gpu.P_max;
+    }
+    const double u = P_max > 0.0 ? P / P_max : 0.0;
+    const double T_in = rack_T_inlet[r];
+    const double speed =
+        std::clamp(f.speed_idle + f.speed_per_load * u + f.speed_per_K * (T_in - f.T_reference),
+                   f.speed_min, 1.0);
+    rack_fan_speed[r] = speed;
+    rack_fan_P[r] = type.compute_trays * f.P_max * speed * speed * speed;
+    state.rack_fan_P[r] = rack_fan_P[r];
+    E_server_fans += rack_fan_P[r] * dt;
+    // Inlet outside the rack type's ASHRAE allowable class.
+    if (T_in < type.T_inlet_allowed_min || T_in > type.T_inlet_allowed_max)
+      rack_out_of_class_s[r] += dt;
+    T_inlet_max = std::max(T_inlet_max, T_in);
+  }
+}
+
 void CoolingModel::Impl::publish(core::SiteState& state, double dt, bool all) {
   chips.publish(state, now, dt, all);
+  if (!attached.empty()) attached.publish(loops);
   std::size_t tray = 0;
   for (const CoolantLoop& loop : loops) {
     const std::span<const double> V = loop.solver->V_flow();
@@ -187,10 +225,12 @@ void CoolingModel::advance(double t, double dt, core::SiteState& state) {
   double Q_air = 0.0;
   for (std::size_t r = 0; r < state.rack_air_E_step.size(); ++r) {
     const double P = state.rack_air_E_step[r] / dt;
-    m.rack_air_P[r] = P;
+    m.rack_air_P_step[r] = P;
     Q_air += P;
   }
   Q_air += state.hall_air_E_step / dt;  // distribution losses in the hall (busways, RPPs)
+
+  if (!m.air_racks.empty()) m.controlServerFans(state, dt);
 
   // Transport is implicit and stable at any step, but the valve PI is a sampled controller: one
   // sampled far slower than the loop responds (tens of seconds) overshoots and oscillates. Long
@@ -227,6 +267,14 @@ void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
     if (unit.controlPump(h, loops[unit.loop].rack_dp_min)) solveHydraulics(loops[unit.loop]);
   }
   cooling::LoopContext ctx = context();
+  // Each rack's air heat of the cycle: its trays' loads and losses, and its air-cooled chips.
+  std::copy(rack_air_P_step.begin(), rack_air_P_step.end(), rack_air_P.begin());
+  if (chips.hasAirCooled()) {
+    // Air-cooled chips give their heat to their servers' air, and so to the room (and to a
+    // rear door on the way).
+    updateInlets();
+    Q_room += chips.advanceAir(h, rack_T_inlet, rack_fan_speed, rack_air_P);
+  }
   if (!rack_exchangers.empty()) {
     const double T_facility = units.empty() ? 0.0 : units.front().T_facility_supply;
     rack_exchangers.prepare(rack_air_P, room.spec.T_supply_air, T_facility, loops, couplings);
@@ -293,6 +341,11 @@ void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
   room.advance(Q_room, h);
   P_cooling += room.crah_P_fan;
   Q_out += room.Q_crah;
+  if (air_plant) {
+    // The CRAH heat is not free: chilled water, chillers or the economiser, the tower.
+    air_plant->advance(t_start + h, h, room.Q_crah);
+    P_cooling += air_plant->electricPower();
+  }
   ledger.book(h, Q_in, Q_out, E_outdoors, room.Q_crah, Q_water, P_cooling, storedAfterSweep());
 }
 
@@ -420,15 +473,20 @@ void CoolingModel::declareChannels(core::Recorder& recorder) {
   recorder.add(
       {"cpu", "T_junction", "K", "Grace CPU junction temperature", L.cpu_ids, kTemperature},
       m.chips.cpu_T_j.data());
-  recorder.add({"nvswitch", "T_junction", "K", "NVLink switch junction temperature", L.switch_ids,
-                kTemperature},
-               m.chips.switch_T_j.data());
-  recorder.add(
-      {"tray", "V_flow", "m3/s", "Coolant volume flow through the tray", m.tray_ids, kMean},
-      m.tray_V_flow.data());
-  recorder.add(
-      {"tray", "T_outlet", "K", "Coolant temperature leaving the tray", m.tray_ids, kTemperature},
-      m.tray_T_out.data());
+  // A site of air-cooled racks alone has no switches or trays: no empty channels.
+  if (!L.switch_ids.empty()) {
+    recorder.add({"nvswitch", "T_junction", "K", "NVLink switch junction temperature", L.switch_ids,
+                  kTemperature},
+                 m.chips.switch_T_j.data());
+  }
+  if (!m.tray_ids.empty()) {
+    recorder.add(
+        {"tray", "V_flow", "m3/s", "Coolant volume flow through the tray", m.tray_ids, kMean},
+        m.tray_V_flow.data());
+    recorder.add(
+        {"tray", "T_outlet", "K", "Coolant temperature leaving the tray", m.tray_ids, kTemperature},
+        m.tray_T_out.data());
+  }
   const auto& ids = m.cdu_ids;
   recorder.add(
       {"cdu", "T_supply", "K", "Secondary supply temperature leaving the CDU", ids, kTemperature},
@@ -499,6 +557,16 @@ void CoolingModel::declareChannels(core::Recorder& recorder) {
                  &m.fac_T_wet_bulb);
   }
   if (!m.rack_exchangers.empty()) m.rack_exchangers.declareChannels(recorder);
+  if (!m.attached.empty()) m.attached.declareChannels(recorder);
+  if (m.air_plant) m.air_plant->declareChannels(recorder);
+  if (!m.air_racks.empty()) {
+    recorder.add(
+        {"rack", "T_inlet", "K", "Air temperature at the rack's inlet", L.rack_ids, kTemperature},
+        m.rack_T_inlet.data());
+    recorder.add({"rack", "fan_P", "W", "Server fans of an air-cooled rack (0 for liquid-cooled)",
+                  L.rack_ids, kMean},
+                 m.rack_fan_P.data());
+  }
   recorder.add({"room", "T_air", "K", "Room (hot aisle) air temperature", {}, kTemperature},
                &m.room.T);
   recorder.add({"room", "Q_flow_crah", "W", "Heat removed by the CRAH units", {}, kMean},
@@ -552,6 +620,21 @@ void CoolingModel::summarise(core::Summary& summary) const {
                  0.0, true});
     summary.add({"rack_exchanger_fan_energy_J", m.rack_exchangers.fanEnergy(),
                  "Rear-door fan energy", "kWh", 1.0 / 3.6e6, 0.0});
+  }
+  if (m.air_plant) m.air_plant->summarise(summary);
+  if (!m.air_racks.empty()) {
+    double out_of_class = 0.0;
+    for (double t : m.rack_out_of_class_s)
+      out_of_class += t;
+    summary.add({"air_cooled_racks", static_cast<double>(m.air_racks.size()), "Air-cooled racks",
+                 "", 1.0, 0.0});
+    summary.add({"rack_inlet_temperature_max_K", m.T_inlet_max, "Rack inlet air, highest", "degC",
+                 1.0, -core::kZeroCelsius_K});
+    summary.add({"rack_inlet_out_of_class_rack_s", out_of_class,
+                 "Air-cooled rack time with inlet outside its ASHRAE class", "rack h", 1.0 / 3600.0,
+                 0.0});
+    summary.add({"server_fan_energy_J", m.E_server_fans,
+                 "Server fan energy of air-cooled racks (part of IT)", "kWh", 1.0 / 3.6e6, 0.0});
   }
   summary.add({"cooling_energy_J", e.E_cooling_electric, "Cooling electrical energy (pumps, fans)",
                "kWh", 1.0 / 3.6e6, 0.0});

@@ -15,7 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "cooling/AttachedLinks.hpp"
 #include "cooling/CduUnit.hpp"
+#include "racktwin/thermal/ChilledWaterPlant.hpp"
 #include "cooling/ChipThermal.hpp"
 #include "cooling/Common.hpp"
 #include "cooling/CoolantLoop.hpp"
@@ -39,8 +41,21 @@ struct CoolingModel::Impl {
   std::vector<cooling::CoolantLoop> loops;
   std::vector<cooling::HeatCoupling> couplings;  // of every HeatSource and Exchanger link
   cooling::RoomAir room;
+  std::unique_ptr<ChilledWaterPlant> air_plant;  // the CRAH units' chilled water, if any
   cooling::RackAirExchangers rack_exchangers;  // rear doors and other coils on rack exhaust air
-  std::vector<double> rack_air_P;              // W of air heat per rack in the step
+  cooling::AttachedLinks attached;             // other attached components (a bypass, ...)
+  std::vector<double> rack_air_P_step;  // W of the racks' tray air loads and losses in the step
+  std::vector<double> rack_air_P;  // W of air heat per rack in the cycle (with air-cooled chips)
+  // Air at the racks' inlets: the CRAH supply with the room's recirculation; air-cooled racks'
+  // server fans (speed from inlet and load each macro step) and their time outside the inlet
+  // class of their type.
+  std::vector<double> rack_T_inlet, rack_fan_speed, rack_fan_P, rack_out_of_class_s;
+  std::vector<std::uint32_t> air_racks;  // site indices of the air-cooled racks
+  double T_inlet_max = 0.0, E_server_fans = 0.0;
+  /// The racks' inlet air from the room's state: T_supply + recirculation (T_room - T_supply).
+  void updateInlets();
+  /// Server fan speeds and powers of the air-cooled racks for the coming macro step.
+  void controlServerFans(core::SiteState& state, double dt);
   cooling::EnergyLedger ledger;
   cooling::EnergyAudit audit;
 
@@ -84,6 +99,7 @@ struct CoolingModel::Impl {
   std::vector<std::string> cdu_ids;
 
   const core::SiteLayout* layout = nullptr;
+  const core::SiteSpec* site_spec = nullptr;  // outlives the model (the Twin holds it)
 
   /// The parts a loop works on.
   cooling::LoopContext context() {

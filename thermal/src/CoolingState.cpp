@@ -87,7 +87,15 @@ void CoolingModel::visitState(core::StateArchive& a, const core::SiteState& /*st
     m.fac_chiller_P, m.fac_water_use, m.fac_T_dry_bulb, m.fac_T_wet_bulb);
   m.room.visitState(a);
   m.rack_exchangers.visitState(a);
-  a(m.rack_air_P);
+  bool has_air_plant = m.air_plant != nullptr;
+  a(has_air_plant);
+  if (has_air_plant != (m.air_plant != nullptr)) {
+    throw core::RuntimeError("saved state does not fit this run: the air-side plant differs");
+  }
+  if (m.air_plant) m.air_plant->visitState(a);
+  a(m.rack_air_P, m.rack_air_P_step, m.rack_T_inlet, m.rack_fan_speed, m.rack_fan_P,
+    m.rack_out_of_class_s);
+  a(m.T_inlet_max, m.E_server_fans);
   m.ledger.visitState(a);
   a(m.hydraulic_solves, m.hydraulic_iterations_max, m.now);
   a.trivial(m.audit);

@@ -12,7 +12,9 @@
 
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/StateArchive.hpp"
+#include "racktwin/core/Summary.hpp"
 #include "racktwin/core/Units.hpp"
+#include "racktwin/thermal/AmbientConditions.hpp"
 #include "racktwin/thermal/Coolant.hpp"
 #include "racktwin/thermal/HeatRejection.hpp"
 #include "racktwin/thermal/Hydraulics.hpp"
@@ -88,14 +90,6 @@ core::PressureDropLaw parallelLaw(core::PressureDropLaw law, int units) {
   return law;
 }
 
-double interpolate(const std::vector<double>& t, const std::vector<double>& y, double at) {
-  if (at <= t.front()) return y.front();
-  if (at >= t.back()) return y.back();
-  const auto i = static_cast<std::size_t>(std::upper_bound(t.begin(), t.end(), at) - t.begin());
-  const double w = (at - t[i - 1]) / (t[i] - t[i - 1]);
-  return y[i - 1] + w * (y[i] - y[i - 1]);
-}
-
 }  // namespace
 
 struct FacilityLoop::Impl {
@@ -122,7 +116,7 @@ struct FacilityLoop::Impl {
   core::FlowNetwork network;
   std::unique_ptr<HydraulicSolver> solver;
   std::vector<Link> links;
-  Index tank = 0, pump_link = 0, rejection_link = 0, plant_outlet = 0;
+  Index tank = 0, pump_link = 0, rejection_link = 0, rejection_outlet = 0, plant_outlet = 0;
   std::optional<Index> chiller_link;
   Coolant water = Coolant::water();
   FluidState fluid;
@@ -155,6 +149,10 @@ struct FacilityLoop::Impl {
   ChillerMode chiller_mode = ChillerMode::Off;
   double Q_rejected = 0.0, Q_chiller = 0.0, chiller_P = 0.0, chiller_COP = 0.0;
   double water_rate = 0.0;
+  AmbientConditions outdoor;  // the weather, read with a cursor (O(1) per sub-step)
+
+  // ---- Plant hours (s since initialize): how the supply set-point was held. ----
+  double t_chiller = 0.0, t_free_cooling = 0.0, t_above_setpoint = 0.0;
 
   // ---- Totals and diagnostics. ----
   double E_in = 0.0, E_pump = 0.0, E_rejected = 0.0, E_chiller = 0.0, E_pump_electric = 0.0,
@@ -250,6 +248,13 @@ void FacilityLoop::Impl::build(const core::FacilityWaterSpec& facility,
       if (!positive(T)) bad("weather dry bulb must be positive kelvin");
     for (double T : ambient.T_wet_bulb_series)
       if (!positive(T)) bad("weather wet bulb must be positive kelvin");
+    if (!(ambient.period >= 0.0 && std::isfinite(ambient.period))) {
+      bad("a weather period must be finite and >= 0");
+    }
+    if (ambient.period > 0.0
+        && !(ambient.time.front() == 0.0 && ambient.time.back() == ambient.period)) {
+      bad("a periodic weather series must span exactly [0, period]");
+    }
   }
   if (!series && !positive(ambient.T_dry_bulb)) bad("ambient dry bulb must be positive kelvin");
   if (tower && !positive(ambient.T_wet_bulb) && ambient.T_wet_bulb_series.empty()) {
@@ -268,7 +273,7 @@ void FacilityLoop::Impl::build(const core::FacilityWaterSpec& facility,
   rejection_link = addLink("facility/heat_rejection", pump_out, rejection_out,
                            LinkLaw::makeDrop(parallelLaw(hr.dp, hr.units)), hr.volume * hr.units, 1,
                            Role::Rejection, 0, laws);
-  plant_outlet = rejection_out;
+  rejection_outlet = plant_outlet = rejection_out;
   if (chiller) {
     // Without a chiller there is no link at all (rather than a lossless one the laws lack).
     const Index chiller_out = network.addNode("facility/chiller_outlet");
@@ -442,15 +447,9 @@ void FacilityLoop::Impl::rebuildPattern() {
 }
 
 void FacilityLoop::Impl::updateAmbient(double t) {
-  if (ambient.time.empty()) {
-    T_dry = ambient.T_dry_bulb;
-    T_wet = ambient.T_wet_bulb;
-    return;
-  }
-  T_dry = interpolate(ambient.time, ambient.T_dry_bulb_series, t);
-  T_wet = ambient.T_wet_bulb_series.empty()
-              ? ambient.T_wet_bulb
-              : interpolate(ambient.time, ambient.T_wet_bulb_series, t);
+  outdoor.update(t);
+  T_dry = outdoor.dryBulb();
+  T_wet = outdoor.wetBulb();
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -536,6 +535,15 @@ void FacilityLoop::Impl::subStep(double t_start, double h) {
     chiller_P = chiller->electricPower(Q_chiller, T_set, T_dry);
   }
   water_rate = rejection->waterUse(Q_rejected, solver->V_flow()[rejection_link]).total;
+
+  // How the set-point was held this sub-step (FacilityLoop.hpp, "Plant hours").
+  const double T_held = T_set + FacilityLoop::kSetpointHeld_K;
+  if (node_T[rejection_outlet] <= T_held) {
+    t_free_cooling += h;
+  } else if (Q_chiller > 0.0) {
+    t_chiller += h;
+  }
+  if (node_T[plant_outlet] > T_held) t_above_setpoint += h;
 
   double Q_in = 0.0;
   for (double Q : Q_cdu_now)
@@ -678,6 +686,7 @@ FacilityLoop::FacilityLoop(const core::FacilityWaterSpec& facility,
                            std::span<const core::CduSpec> cdus, const core::AmbientSpec& ambient)
     : impl_(std::make_unique<Impl>()) {
   impl_->ambient = ambient;
+  impl_->outdoor = AmbientConditions(ambient);
   impl_->build(facility, cdus);
 }
 
@@ -741,6 +750,7 @@ void FacilityLoop::initialize(double T_initial, double valve_opening) {
   m.chiller_COP = m.chiller ? m.chiller->COP(m.T_set, m.T_dry) : 0.0;
   m.E_in = m.E_pump = m.E_rejected = m.E_chiller = m.E_pump_electric = m.E_fan =
       m.E_chiller_electric = m.V_water = 0.0;
+  m.t_chiller = m.t_free_cooling = m.t_above_setpoint = 0.0;
   m.E_stored_initial = m.stored();
   m.now = 0.0;
   m.initialised = true;
@@ -918,6 +928,27 @@ double FacilityLoop::chillerElectricEnergy() const {
 double FacilityLoop::waterUsed() const {
   return impl_->V_water;
 }
+double FacilityLoop::chillerTime() const {
+  return impl_->t_chiller;
+}
+double FacilityLoop::freeCoolingTime() const {
+  return impl_->t_free_cooling;
+}
+double FacilityLoop::aboveSetpointTime() const {
+  return impl_->t_above_setpoint;
+}
+
+void FacilityLoop::summarise(core::Summary& summary) const {
+  const Impl& m = *impl_;
+  constexpr double hours = 1.0 / 3600.0;
+  summary.add(
+      {"chiller_time_s", m.t_chiller, "Chiller hours (trim chiller needed)", "h", hours, 0.0});
+  summary.add({"free_cooling_time_s", m.t_free_cooling,
+               "Free-cooling hours (heat rejection alone holds the supply)", "h", hours, 0.0});
+  summary.add({"supply_above_setpoint_time_s", m.t_above_setpoint,
+               "Hours with the plant supply above set-point + 0.5 K", "h", hours, 0.0});
+}
+
 double FacilityLoop::storedEnergy() const {
   return impl_->stored();
 }
@@ -985,6 +1016,8 @@ void FacilityLoop::visitState(core::StateArchive& a) {
     m.chiller_mode, m.Q_rejected, m.Q_chiller, m.chiller_P, m.chiller_COP, m.water_rate);
   a(m.E_in, m.E_pump, m.E_rejected, m.E_chiller, m.E_pump_electric, m.E_fan, m.E_chiller_electric,
     m.V_water, m.E_stored_initial, m.solves, m.order_builds, m.max_imbalance, m.now);
+  a(m.t_chiller, m.t_free_cooling, m.t_above_setpoint);
+  m.outdoor.visitState(a);
   a.section("facility loop");
 }
 

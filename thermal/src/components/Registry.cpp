@@ -13,7 +13,9 @@
   X(pumpKind)                               \
   X(strainerKind)                           \
   X(rearDoorHxKind)                         \
-  X(airCoilKind)
+  X(airCoilKind)                            \
+  X(bypassKind)                             \
+  /* one line per kind, above this one */
 
 namespace racktwin::thermal {
 

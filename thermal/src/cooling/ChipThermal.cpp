@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "racktwin/core/Error.hpp"
 #include "racktwin/core/StateArchive.hpp"
 #include "racktwin/core/Units.hpp"
 
@@ -16,7 +17,44 @@ std::uint32_t ChipThermal::add(ChipKind kind, std::uint32_t chip, std::uint32_t 
   return static_cast<std::uint32_t>(dies.size() - 1);
 }
 
+std::uint32_t ChipThermal::addAir(ChipKind kind, std::uint32_t chip, std::uint32_t rack,
+                                  const core::ChipSpec& spec) {
+  if (air_rack.empty()) air_begin = static_cast<std::uint32_t>(dies.size());
+  RACKTWIN_ASSERT(dies.size() == air_begin + air_rack.size(),
+                  "air-cooled dies come after every loop's dies");
+  air_rack.push_back(rack);
+  dies.push_back(Die{kind, chip, ~std::uint32_t{0}, ~Index{0}, &spec});
+  C.push_back(spec.heat_capacity);
+  R_jc.push_back(spec.R_junction_case);
+  return static_cast<std::uint32_t>(dies.size() - 1);
+}
+
+double ChipThermal::advanceAir(double h, const std::vector<double>& rack_T_inlet,
+                               const std::vector<double>& rack_fan_speed,
+                               std::vector<double>& rack_air_P) {
+  double Q_air = 0.0;
+  for (std::size_t d = air_begin; d < dies.size(); ++d) {
+    const std::uint32_t r = air_rack[d - air_begin];
+    const double speed = std::max(rack_fan_speed[r], 1e-3);
+    const double g_air = std::pow(speed, 0.8) / dies[d].spec->R_case_air_nominal;
+    R[d] = 1.0 / g_air;
+    const double C_h = C[d] / h;
+    const double T_in = rack_T_inlet[r];
+    T[d] = (C_h * T_old[d] + P[d] + g_air * T_in) / (C_h + g_air);
+    const double Q = g_air * (T[d] - T_in);
+    rack_air_P[r] += Q;
+    Q_air += Q;
+  }
+  return Q_air;
+}
+
+void ChipThermal::addAirStored(double& E) const {
+  for (std::size_t d = air_begin; d < dies.size(); ++d)
+    E += C[d] * (T[d] - core::kZeroCelsius_K);
+}
+
 void ChipThermal::finishBuild(const core::SiteLayout& layout) {
+  if (air_rack.empty()) air_begin = static_cast<std::uint32_t>(dies.size());
   layout_ = &layout;
   const std::size_t n_dies = dies.size();
   gpu_die.assign(layout.gpu_count, kNoDie);
@@ -188,7 +226,7 @@ std::string ChipThermal::describe(std::uint32_t d) const {
 }
 
 std::optional<std::uint32_t> ChipThermal::findDie(std::string_view chip_id) const {
-  for (std::size_t d = 0; d < dies.size(); ++d) {
+  for (std::size_t d = 0; d < air_begin; ++d) {  // chips on cold plates
     const Die& die = dies[d];
     const std::vector<std::string>& ids = die.kind == ChipKind::Gpu   ? layout_->gpu_ids
                                           : die.kind == ChipKind::Cpu ? layout_->cpu_ids

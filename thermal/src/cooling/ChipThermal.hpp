@@ -39,6 +39,11 @@ class ChipThermal {
   /// Sizes the arrays and the chip-to-die maps once every loop is built.
   void finishBuild(const core::SiteLayout& layout);
 
+  /// An air-cooled chip (after every loop's dies): on its heat sink in the air of server
+  /// `server` of rack `rack`.
+  std::uint32_t addAir(ChipKind kind, std::uint32_t chip, std::uint32_t rack,
+                       const core::ChipSpec& spec);
+
   // ---- Run ----
   /// Starts every die at its loop's temperature T0 (initialize).
   void reset(std::uint32_t die_begin, std::uint32_t die_end, double T0);
@@ -60,6 +65,16 @@ class ChipThermal {
   std::optional<std::uint32_t> findDie(std::string_view chip_id) const;
   void visitState(core::StateArchive& archive);
 
+  /// One implicit step of length h of the air-cooled dies: C (T - T_old)/h = P - (T - T_in)/R,
+  /// R = R_case_air_nominal speed^-0.8 with the inlet and fan speed of each die's rack. Adds the
+  /// heat each die gave its rack's air (W, P less what it stored) to `rack_air_P` and returns
+  /// their sum.
+  double advanceAir(double h, const std::vector<double>& rack_T_inlet,
+                    const std::vector<double>& rack_fan_speed, std::vector<double>& rack_air_P);
+  bool hasAirCooled() const noexcept { return air_begin < dies.size(); }
+  /// Adds the air-cooled dies' stored heat above 0 degC to E.
+  void addAirStored(double& E) const;
+
   double maxGpuJunction() const noexcept { return max_gpu_T_; }
   double throttledGpuSeconds() const noexcept { return throttled_gpu_seconds_; }
   int gpusShutDown() const noexcept { return gpus_shut_down_; }
@@ -74,6 +89,9 @@ class ChipThermal {
   std::vector<double> store;   // cached: C_d / dt
   std::vector<double> C;       // J/K, each die's heat capacity (contiguous for sums)
   std::vector<double> R_jc;    // K/W, junction to case
+  // Dies [0, air_begin) sit on cold plates of the loops; [air_begin, end) are air-cooled.
+  std::uint32_t air_begin = 0;
+  std::vector<std::uint32_t> air_rack;  // per air-cooled die (from air_begin): its rack
   // The die of each GPU, CPU and NVSwitch (kNoDie for a chip without one).
   std::vector<std::uint32_t> gpu_die, cpu_die, switch_die;
 

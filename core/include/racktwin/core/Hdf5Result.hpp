@@ -40,6 +40,9 @@
 //                                  record_convention (the rule above, as text), summary_json
 //                                  (set when the run ends), input_warnings (the scenario's
 //                                  plausibility warnings, one a line; absent when there are none)
+//   /limits/<column>, /headroom/<column>   design limits and headroom of the run, one row per
+//                                  limit or group (written when the run ends; docs/capacity.md)
+// Sweep files (`racktwin sweep`, `racktwin envelope`) share the reader: docs/capacity.md.
 // All string attributes are variable-length UTF-8. The file is flushed every `flush_rows` samples
 // so a run killed part-way leaves a readable file with complete = 0. The file is written as
 // <path>.partial and renamed to <path> by close() only: a run that throws or is killed leaves a

@@ -19,6 +19,8 @@
 #include <random>
 #include <vector>
 
+#include "racktwin/core/RequestArrivals.hpp"
+#include "racktwin/core/RingQueue.hpp"
 #include "racktwin/core/SiteSpec.hpp"
 
 namespace racktwin::core {
@@ -52,7 +54,7 @@ class InferenceJob {
   std::uint64_t requestsServed() const noexcept { return served_; }
   std::uint64_t tokensGenerated() const noexcept { return tokens_; }
   /// Requests waiting in the queue (not in service) now.
-  std::size_t queueLength() const noexcept { return queue_size_; }
+  std::size_t queueLength() const noexcept { return queue_.size(); }
   std::size_t inService() const noexcept { return slots_.size(); }
   /// Summed waits in the queue of the requests that started service, s.
   double queueingDelaySum() const noexcept { return delay_sum_; }
@@ -76,28 +78,18 @@ class InferenceJob {
   };
 
   double serviceWork(std::uint32_t context, std::uint32_t generated) const noexcept;
-  double rateAt(double time) const noexcept;
-  void drawNextArrival() noexcept;
   void enqueueArrival() noexcept;
   void startWaiting(double now) noexcept;
-  void push(const Request& r);
 
   // Specification.
   double start_ = 0.0, end_ = 0.0, duration_ = 0.0;
-  std::vector<InferenceRequest> trace_;
-  double rate_ = 0.0, amplitude_ = 0.0, period_ = 86400.0, peak_ = 0.0;
-  std::uint32_t context_ = 0, generated_ = 0;
   std::uint32_t max_batch_ = 1;
   double prefill_ = 0.0, decode_ = 0.0;  // tokens/s of one slot at full speed
   double busy_fraction_ = 0.0;
-  std::uint64_t seed_ = 0;
 
   // State.
-  std::mt19937_64 rng_;
-  std::size_t next_trace_ = 0;
-  double next_arrival_ = 0.0;   // s, +inf when no more
-  std::vector<Request> queue_;  // ring buffer: queue_head_, queue_size_
-  std::size_t queue_head_ = 0, queue_size_ = 0;
+  RequestArrivals arrivals_;
+  RingQueue<Request> queue_;
   std::vector<Slot> slots_;  // min-heap on finish, at most max_batch
   double clock_ = 0.0;       // virtual clock: slot work done per busy slot since the start, s
   double now_ = 0.0;         // s, end of the last run

@@ -24,6 +24,7 @@
 namespace racktwin::core {
 
 class StateArchive;
+struct ResultTable;
 
 /// How a channel's values over a record interval become one record. Every declaration chooses:
 /// Undeclared is rejected when the recorder opens.
@@ -95,6 +96,9 @@ class RecorderSink {
   virtual void close(bool complete, std::string_view summary_json) = 0;
   /// Makes every row appended so far durable (a checkpoint follows). Default: nothing to do.
   virtual void flush() {}
+  /// A table to store beside the records (design limits, headroom); called before close().
+  /// Default: not kept.
+  virtual void addTable(const ResultTable& /*table*/) {}
 };
 
 class Recorder {
@@ -119,6 +123,11 @@ class Recorder {
   /// length, so steps may vary), updates the maxima, and records when t has reached the next
   /// record time.
   void sample(double t);
+  /// Records the interval begun since the last record (a run that ended between two record
+  /// times), so the sinks hold every record before the summary is made; close() does it too.
+  void recordPending();
+  /// Hands a table to every sink (before close()).
+  void addTable(const ResultTable& table);
   /// Records the interval begun since the last record first when `complete`, then closes the
   /// sinks.
   void close(bool complete, std::string_view summary_json);

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,10 @@ struct ChipSpec {
   double T_leakage_reference = 0.0;  // K
   double leakage_coefficient = 0.0;  // 1/K
   ColdPlateSpec cold_plate;
+  /// An air-cooled chip (RackTypeSpec::liquid_cooled false): its heat sink passes
+  /// (T_case - T_inlet) / R to the server's air, R = R_case_air_nominal (speed)^-0.8 at fan speed
+  /// `speed` (film conductance ~ air flow^0.8, as for the coils).
+  double R_case_air_nominal = 0.0;  // K/W at full fan speed
 };
 
 /// 80 PLUS style efficiency table: efficiency[i] at load_fraction[i] (output / rated).
@@ -103,6 +108,17 @@ struct PowerShelfSpec {
   double psu_P_rated = 5500.0;  // W, DC output
   EfficiencyCurve psu_efficiency;
   double power_factor = 0.99;
+};
+
+/// The cooling ratings of a rack type (its data file's `ratings:`), checked at every record by the
+/// design-limit monitor (DesignLimits.hpp). 0 = not rated: that limit is not checked.
+struct RackCoolingRatingsSpec {
+  double T_inlet_max = 0.0;            // K, highest coolant supply temperature at the rack
+  double T_return_max = 0.0;           // K, highest coolant temperature leaving a tray
+  double flow_per_heat_min = 0.0;      // m3/s per W of heat into the liquid (1.5 L/min per kW...)
+  double dp_manifold_max = 0.0;        // Pa, highest supply - return differential pressure
+  double p_qd_max = 0.0;               // Pa gauge, working pressure of the quick disconnects
+  double V_flow_cold_plate_min = 0.0;  // m3/s, lowest flow through one GPU cold plate
 };
 
 /// A rack type from data/ (GB300 NVL72 for now), copied into each rack that uses it.
@@ -127,9 +143,30 @@ struct RackTypeSpec {
   PipeSpec manifold_segment;  // header pipe between two tray taps
   PipeSpec hose;              // CDU <-> rack manifold, each way
   PowerShelfSpec power;
+  RackCoolingRatingsSpec ratings;  // design limits (0 = not rated)
   /// Air the servers' fans move through the rack at design (m3/s): the air a passive rear door
   /// sees. 0 when the data gives none.
   double air_V_flow = 0.0;
+  /// False for an air-cooled rack (HGX-class servers): its chips sit on heat sinks in the
+  /// servers' air, no coolant reaches it, and its server fans (below) follow inlet temperature
+  /// and load. compute_trays are then its servers, switch trays may be 0.
+  bool liquid_cooled = true;
+  /// Air-cooled servers' fans, per server (compute tray): electrical power at full speed, and
+  /// speed = clamp(speed_idle + speed_per_load u + speed_per_K (T_inlet - T_reference), min, 1)
+  /// with u the server's GPU power over their limits.
+  struct ServerFans {
+    double P_max = 0.0;          // W per server at full speed (the fan affinity law: P ~ speed^3)
+    double V_flow_max = 0.0;     // m3/s per server at full speed
+    double speed_min = 0.0;      // fraction
+    double speed_idle = 0.0;     // fraction at no load and the reference inlet
+    double speed_per_load = 0.0; // fraction per unit of GPU load
+    double speed_per_K = 0.0;    // fraction per K of inlet above the reference
+    double T_reference = 0.0;    // K
+  } fans;
+  /// ASHRAE thermal guideline class of its allowable inlet air (A1 15-32, A2 10-35, A3 5-40,
+  /// A4 5-45 degC); 0 for none (liquid-cooled racks). Time outside is reported.
+  int ashrae_class = 0;
+  double T_inlet_allowed_min = 0.0, T_inlet_allowed_max = 0.0;  // K, of that class
 };
 
 /// A coolant component a scenario attaches to a rack by the name of its kind (thermal's registry
@@ -201,6 +238,15 @@ struct RowHeaderSpec {
   Return return_arrangement = Return::Direct;
 };
 
+/// Ratings of a CDU beyond its rated heat and approach (its data file's `ratings:`), checked at
+/// every record by the design-limit monitor (DesignLimits.hpp). 0 = not rated: not checked.
+struct CduRatingsSpec {
+  double V_flow_secondary_max = 0.0;  // m3/s, highest secondary flow of the unit
+  double p_secondary_design = 0.0;  // Pa gauge, design (working) pressure of the secondary circuit
+  double p_fill = 0.0;              // Pa gauge, static pressure at the pump suction (tank)
+  double pump_runout_fraction = 0.0;  // highest flow of one pump over its zero-head flow at speed
+};
+
 /// Coolant distribution unit: counter-flow plate heat exchanger between the secondary (technology
 /// cooling system) loop and facility water, a secondary pump, and a facility-side control valve
 /// with a PI controller on the secondary supply temperature.
@@ -246,6 +292,7 @@ struct CduSpec {
   /// difference across the CDU, which drives the flow through the valve and the exchanger's
   /// primary side. <= 0: the one that passes facility_V_flow_nominal at full opening.
   double facility_dp_boundary = 0.0;  // Pa
+  CduRatingsSpec ratings;             // design limits (0 = not rated)
   /// Where the CDU rejects its heat: facility water through its plate exchanger, or room air
   /// through an air coil with fans (a liquid-to-air "sidecar" CDU: no facility water; the PI
   /// above drives the fan speed, valve_opening_min being the lowest fan speed).
@@ -274,12 +321,20 @@ struct CoolantSpec {
 };
 
 /// Outdoor air at the heat-rejection plant: constant, or a weather series (time, dry bulb, wet
-/// bulb) interpolated linearly in time and held beyond its ends.
+/// bulb) interpolated linearly in time and held beyond its ends, or repeated with its period.
 struct AmbientSpec {
   double T_dry_bulb = 0.0;                                         // K
   double T_wet_bulb = 0.0;                                         // K
   std::vector<double> time, T_dry_bulb_series, T_wet_bulb_series;  // s, K, K; empty: constant
   std::string weather_path;                                        // for messages and provenance
+  /// s: the series repeats with this period (a weather file of one whole year, rotated so that it
+  /// starts at simulation time 0); 0: the first and last values hold before and after it.
+  double period = 0.0;
+  /// s: the weather file's own time at simulation time 0 (`weather_start`): days of the summary's
+  /// peak day are counted from the file's time 0.
+  double file_time_at_start = 0.0;
+  /// The file's time 0 is 00:00 on 1 January (EPW): its days are days of the year.
+  bool calendar_year = false;
 };
 
 /// Heat rejection to outdoor air: identical units in parallel on the facility water loop.
@@ -356,6 +411,117 @@ struct RoomSpec {
   double crah_Q_flow_max = 0.0;          // W, capacity
   double heat_capacity = 0.0;            // J/K, air and light structure
   double crah_fan_power_fraction = 0.0;  // fan W per W removed
+  /// Share of the racks' intake that is hot-aisle air (recirculation, bypass): a rack's inlet is
+  /// T_supply_air + recirculation (T_room - T_supply_air).
+  double recirculation = 0.0;
+};
+
+/// The air side's plant: the CRAH units' coils on a chilled-water loop, chillers and a
+/// water-side economiser, a cooling tower on their condenser water (ChilledWaterPlant in
+/// thermal). Absent, the CRAH heat leaves the model with only the CRAH fans' power charged.
+struct AirPlantSpec {
+  bool present = false;
+  std::string type;                    // data name
+  double T_chw_supply = 0.0;           // K, chilled water to the CRAH coils
+  double dT_chw = 0.0;                 // K, design rise through the coils
+  double chw_pump_dp = 0.0;            // Pa, chilled-water pump head
+  double chw_pump_efficiency = 0.0;    // wire to water
+  int chillers = 0;                    // identical chillers, staged on load
+  double chiller_Q_flow_nominal = 0.0; // W each
+  double chiller_COP_reference = 0.0;  // full load at the reference temperatures
+  double T_chw_reference = 0.0;        // K, leaving chilled water of the reference point
+  double T_cw_reference = 0.0;         // K, entering condenser water of the reference point
+  double chiller_COP_max = 0.0;        // cap of the lift-scaled COP
+  double eir_plr[3] = {0.0, 0.0, 0.0}; // EIR(PLR) / EIR(1) = a + b PLR + c PLR^2
+  double chiller_PLR_min = 0.0;        // below: the chiller false-loads at this ratio
+  bool economiser = false;             // a plate exchanger from tower water to chilled water
+  double economiser_approach = 0.0;    // K, chilled water leaving it above tower water
+  double tower_approach = 0.0;         // K, tower water above the wet bulb
+  double tower_fan_power_fraction = 0.0;  // W of tower fans per W rejected
+  double cw_pump_power_fraction = 0.0;    // W of condenser-water pumps per W rejected
+  double cycles_of_concentration = 4.0;   // blow-down = evaporation / (cycles - 1)
+};
+
+/// Number formats of weights, activations and the KV cache.
+enum class NumberFormat : std::uint8_t { Nvfp4, Fp8, Bf16 };
+
+/// Bytes per element of a format (NVFP4: 4 bits plus one FP8 scale per 16 elements).
+inline double bytesPerElement(NumberFormat f) noexcept {
+  return f == NumberFormat::Nvfp4 ? 0.5625 : f == NumberFormat::Fp8 ? 1.0 : 2.0;
+}
+
+/// One GPU's roofline and power by phase (data/accelerators): what an inference or training job
+/// derives its step times and power from.
+struct AcceleratorSpec {
+  std::string type;                  // data name, e.g. "b300"
+  double fp4_flops = 0.0;            // FLOP/s, dense NVFP4 tensor peak
+  double fp8_flops = 0.0;            // FLOP/s, dense FP8 tensor peak
+  double bf16_flops = 0.0;           // FLOP/s, dense BF16 tensor peak
+  double hbm_bandwidth = 0.0;        // bytes/s
+  double hbm_capacity = 0.0;         // bytes
+  double nvlink_bandwidth = 0.0;     // bytes/s per GPU and direction, within the NVLink domain
+  double scale_out_bandwidth = 0.0;  // bytes/s per GPU and direction (InfiniBand/Ethernet NIC)
+  // Achieved fractions of the peaks in well-tuned kernels (large GEMMs, streaming reads,
+  // collectives): the roofline's ceilings.
+  double compute_efficiency = 0.0;
+  double memory_efficiency = 0.0;
+  double network_efficiency = 0.0;
+  // GPU power (of the power limit) with the tensor cores saturated and with HBM streaming at the
+  // achieved bandwidth; a phase's power combines them by its compute and memory utilisation.
+  double compute_power_fraction = 0.0;
+  double memory_power_fraction = 0.0;
+  double communication_power_fraction = 0.0;  // waiting on a collective
+};
+
+/// A language model's shape (data/models): enough for its FLOPs, bytes and KV cache per token.
+struct LanguageModelSpec {
+  std::string type;                // data name, e.g. "deepseek-r1"
+  double parameters = 0.0;         // all weights
+  double active_parameters = 0.0;  // used per token (= parameters for a dense model)
+  int layers = 0;
+  int hidden_size = 0;
+  int attention_heads = 0;
+  int qk_head_dim = 0;  // per head, as attention reads it (MLA: compressed latent + rope part)
+  int v_head_dim = 0;
+  double kv_elements_per_token = 0.0;  // cached elements per token over all layers
+  int experts = 0;                     // routed experts per MoE layer, 0 for a dense model
+  int experts_per_token = 0;
+};
+
+/// How a model is served on a job's GPUs: replicas of tensor x pipeline parallel GPUs inside an
+/// NVLink domain, continuous batching limits and the latency target of a request.
+struct InferenceDeploymentSpec {
+  LanguageModelSpec model;
+  AcceleratorSpec accelerator;
+  NumberFormat weights = NumberFormat::Nvfp4;
+  NumberFormat kv_cache = NumberFormat::Fp8;
+  NumberFormat attention = NumberFormat::Fp8;  // attention math (softmax(QK) V)
+  int tensor_parallel = 1;
+  int expert_parallel = 1;  // divides tensor_parallel x pipeline_parallel
+  int pipeline_parallel = 1;
+  int max_batch = 256;               // requests decoding at once per replica
+  int max_batch_tokens = 8192;       // tokens per iteration per replica (decode + prefill chunk)
+  double memory_for_kv_cache = 0.9;  // share of HBM left after weights that holds the KV cache
+  /// Achieved share of the roofline for this model on this accelerator with its serving stack
+  /// (scheduling, kernels, imbalance): calibrated against published results (docs/workloads.md).
+  double serving_efficiency = 1.0;
+  double ttft_target = 0.0;  // s, time to first token a request must meet (0: none)
+  double tpot_target = 0.0;  // s, time per output token after the first (0: none)
+};
+
+/// A training job derived from its model: the loader turns it into iteration durations.
+struct TrainingModelSpec {
+  LanguageModelSpec model;
+  AcceleratorSpec accelerator;
+  NumberFormat format = NumberFormat::Fp8;  // of the GEMMs
+  double tokens_per_iteration = 0.0;        // global batch, tokens
+  double sequence_length = 8192.0;          // tokens per sequence (sets the microbatches)
+  double model_flops_utilisation = 0.0;     // MFU of the compute phase
+  double communication_overlap = 0.0;       // share of the collectives hidden behind compute
+  int tensor_parallel = 1;
+  int pipeline_parallel = 1;
+  int data_parallel = 1;
+  double storage_bandwidth = 0.0;  // bytes/s of the checkpoint store for the whole job
 };
 
 struct TrainingJobSpec {
@@ -381,6 +547,11 @@ struct TrainingJobSpec {
   std::uint32_t gpus = 0;   // 0 when `racks` names the racks
   double submit = 0.0;      // s
   std::uint32_t order = 0;  // position in the scenario's workload list: queue ties go by it
+  // Delivered work per iteration (for the summary): tokens and model FLOPs; 0 when the job's
+  // durations were typed in without a model.
+  double tokens_per_iteration = 0.0;
+  double flops_per_iteration = 0.0;
+  std::string model;  // model type when derived from one
 };
 
 /// One request of an inference trace (Azure LLM inference format: arrival, context and generated
@@ -418,6 +589,9 @@ struct InferenceJobSpec {
   std::uint32_t gpus = 0;   // 0 when `racks` names the racks
   double submit = 0.0;      // s
   std::uint32_t order = 0;  // position in the scenario's workload list
+  /// Served from a model on its accelerator (ModelServer.hpp) instead of the fixed throughputs
+  /// above when set.
+  std::optional<InferenceDeploymentSpec> deployment;
 };
 
 /// A replayed GPU power trace on whole racks: each trace GPU's power as a step function held from
@@ -546,6 +720,7 @@ struct SiteSpec {
   CoolantSpec secondary_coolant;
   FacilityWaterSpec facility;
   RoomSpec room;
+  AirPlantSpec air_plant;
   AmbientSpec ambient;
   ElectricalSpec electrical;
   std::vector<CduSpec> cdus;

@@ -60,6 +60,10 @@ struct SiteState {
   std::vector<double> switch_P_demand, switch_P, switch_E_step;
   // Per rack.
   std::vector<double> rack_air_P_demand;  // W, air-cooled tray loads (NICs, drives, fans)
+  /// W, the server fans of an air-cooled rack (cooling model, from its inlet temperature and
+  /// load, once per macro step); the electrical model adds it to the rack's load. 0 for a
+  /// liquid-cooled rack, whose fans are in rack_air_P_demand.
+  std::vector<double> rack_fan_P;
   std::vector<double> rack_P_dc;          // W, busbar load now
   std::vector<double> rack_P_ac;          // W, AC input of the power shelves now
   std::vector<double> rack_P_psu_loss;    // W, PSU losses now (heat to room air)

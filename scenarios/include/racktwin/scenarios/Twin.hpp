@@ -11,6 +11,10 @@
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/core/Summary.hpp"
 
+namespace racktwin::core {
+class LimitMonitor;
+}
+
 namespace racktwin::thermal {
 class CoolingModel;
 }
@@ -53,6 +57,8 @@ class Twin {
   const core::SiteState& state() const noexcept;
   const thermal::CoolingModel& cooling() const noexcept;
   const core::Recorder& recorder() const noexcept;
+  /// The design limits checked at every record (worst margins, violations; LimitMonitor.hpp).
+  const core::LimitMonitor& limits() const noexcept;
 
  private:
   struct Impl;

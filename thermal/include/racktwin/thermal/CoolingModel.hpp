@@ -42,6 +42,8 @@
 
 namespace racktwin::thermal {
 
+class FacilityLoop;
+
 class CoolingModel : public core::Model {
  public:
   CoolingModel(const core::SiteSpec& site, const core::SiteLayout& layout);
@@ -84,6 +86,8 @@ class CoolingModel : public core::Model {
   std::optional<double> cduValveAuthority(std::size_t cdu) const;
   std::optional<double> cduFacilityBoundaryDp(std::size_t cdu) const;
   std::span<const double> gpuColdPlateFlows() const;  // m3/s per GPU, layout order
+  /// The facility water loop when the site models one (for its plant hours), else nullptr.
+  const FacilityLoop* facilityLoop() const noexcept;
 
   /// Validation of the single-CDU sweep: with `on`, every loop takes the general sweep (call
   /// before initialize). Both solve the same implicit step; results agree to round-off.

@@ -36,6 +36,21 @@
 // three more times) until the branch used agrees with the solution, so the chiller never cools
 // below the set-point nor exceeds its capacity. Energy: stored change = sum Q_cdu h + pump heat -
 // rejected - chiller heat, to round-off.
+//
+// Weather: the ambient dry and wet bulb follow core::AmbientSpec's series, interpolated linearly
+// at the end of each sub-step and repeated with its period (a weather year); the interval is kept
+// from the last sub-step, so reading the weather costs O(1) per sub-step, not a search.
+//
+// Plant hours (the weather year's figures, at sub-step resolution), with the supply counted as
+// held up to kSetpointHeld_K above its set-point (the dead band of the plant's controls):
+//  - free-cooling (economiser) time: the water leaving the heat rejection is held, so the heat
+//    rejection alone holds the supply. The model's chiller also trims an excess within the dead
+//    band (its small energy is in the chiller energy), which a plant's controls would not start a
+//    chiller for: that time counts as free cooling;
+//  - chiller time: the water leaving the heat rejection is above the dead band and the chiller
+//    removes heat; with a chiller the two add up to the run time;
+//  - time above the set-point: the plant's supply is above the dead band (no chiller, or the
+//    chiller at its capacity).
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -45,7 +60,8 @@
 
 namespace racktwin::core {
 class StateArchive;
-}
+class Summary;
+}  // namespace racktwin::core
 
 namespace racktwin::thermal {
 
@@ -59,6 +75,10 @@ class FacilityLoop {
   /// hydraulic solve triggers a new solve: flows then lag by at most ~0.4 % (an equal-percentage
   /// valve of rangeability 50 changes its flow by ln(50) x 1e-3), dp by ~0.2 %.
   static constexpr double kResolveThreshold = 1e-3;
+  /// The supply counts as held while it is at most this far above its set-point, K: the dead band
+  /// of a plant's supply-temperature control (an engineering estimate; controls hold the supply
+  /// within some tenths of a kelvin).
+  static constexpr double kSetpointHeld_K = 0.5;
 
   /// Throws std::invalid_argument when the loop is not present, has no CDU, or a spec is out of
   /// range (a CDU without a facility valve flow coefficient or exchanger pressure-drop law, pumps,
@@ -136,6 +156,13 @@ class FacilityLoop {
   double storedEnergy() const;  // J in the water, relative to 0 degC
   /// stored change - (heat input + pump heat - rejected - chiller heat), J.
   double energyBalanceResidual() const;
+
+  // ---- Plant hours since initialize (s; see the file comment). ----
+  double chillerTime() const;
+  double freeCoolingTime() const;
+  double aboveSetpointTime() const;
+  /// Adds the plant hours to a run's summary (chiller, free-cooling and above-set-point time).
+  void summarise(core::Summary& summary) const;
 
   // ---- Diagnostics. ----
   int hydraulicSolves() const;  // since construction

@@ -1,0 +1,13 @@
+// CoolingModel::facilityLoop, kept apart from the cooling model's own files: the weather year's
+// plant hours (FacilityLoop::summarise) are read through it by the Twin.
+#include "CoolingModelImpl.hpp"
+#include "racktwin/thermal/CoolingModel.hpp"
+#include "racktwin/thermal/FacilityLoop.hpp"
+
+namespace racktwin::thermal {
+
+const FacilityLoop* CoolingModel::facilityLoop() const noexcept {
+  return impl_->facility.get();
+}
+
+}  // namespace racktwin::thermal
