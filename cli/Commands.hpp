@@ -35,6 +35,11 @@ struct RunArguments {
   std::optional<double> save_state_interval_s;
   std::string resume;     // --resume: the result (or <result>.partial) of an interrupted run
   bool us_units = false;  // --units us: the printed summary in US customary units
+  // The result's level of detail and compression (override the scenario's `output` keys).
+  std::optional<std::string> per_gpu;       // --per-gpu auto|all|none|ID,...
+  std::optional<std::string> hottest_gpus;  // --hottest-gpus N|auto
+  std::optional<std::string> aggregates;    // --aggregates auto|none|rack,row,hall
+  std::optional<std::string> compression;   // --compression 0-9
 };
 
 /// Checkpoints every 10 simulated minutes unless --save-state-interval says otherwise.

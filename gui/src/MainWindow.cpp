@@ -520,9 +520,13 @@ bool MainWindow::openResult(const QString& path, QString* error) {
   updateTimeline();
   setWindowTitle("RackTwin – " + QString::fromStdString(replay_->siteName()) + " (result "
                  + QFileInfo(path).fileName() + ")");
+  QString notes;
+  for (const std::string& note : replay_->notes())
+    notes += "; " + QString::fromStdString(note);
   statusBar()->showMessage(
       "Replaying " + path
-      + (site_ ? QString() : " (scenario not found: tree from the result's ids. " + problem + ")"));
+      + (site_ ? QString() : " (scenario not found: tree from the result's ids. " + problem + ")")
+      + notes);
   charts_dirty_ = true;
   view_dirty_ = true;
   return true;

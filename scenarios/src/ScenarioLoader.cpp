@@ -17,6 +17,7 @@
 #include "ComponentLoader.hpp"
 #include "GpuTrace.hpp"
 #include "InputPaths.hpp"
+#include "LayoutOutputLoader.hpp"
 #include "RatingsLoader.hpp"
 #include "RequestTrace.hpp"
 #include "ScenarioTemplate.hpp"
@@ -2253,7 +2254,7 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   const MapReader r = MapReader::root(
       doc, {"racktwin_scenario", "name", "description", "allow_outside_paths", "data_dir",
             "simulation", "coolant", "facility_water", "ambient", "room", "cdus", "rings", "racks",
-            "workload", "scheduler", "electrical", "events", "air_plant"});
+            "workload", "scheduler", "electrical", "events", "air_plant", "layout", "output"});
   if (!r.has("racktwin_scenario")) {
     r.fail("racktwin_scenario",
            "required key is missing; a scenario file starts with "
@@ -2322,6 +2323,8 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   site.racks =
       readRacks(r, lib, ids, site.cdus, site.secondary_coolant, site.facility, rack_origins);
   site.rings = readRings(r, site.cdus, site.racks, rack_origins, site.secondary_coolant, ids);
+  detail::readLayout(r, site);  // rows and halls (LayoutOutputLoader.cpp)
+  detail::readOutput(r, site);
   readWorkload(r, site, ids, lib.root());
   // The power tree above the racks, and the GB300 power smoothing (ElectricalLoader.cpp).
   readElectrical(r, lib.root(), site);
