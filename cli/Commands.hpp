@@ -33,8 +33,13 @@ struct RunArguments {
   bool allow_outside_paths = false;  // the scenario may read files outside its folder
   // Simulated seconds between checkpoints (<output>.resume); 0: none. Unset: the default.
   std::optional<double> save_state_interval_s;
-  std::string resume;  // --resume: the result (or <result>.partial) of an interrupted run
+  std::string resume;     // --resume: the result (or <result>.partial) of an interrupted run
   bool us_units = false;  // --units us: the printed summary in US customary units
+  // The result's level of detail and compression (override the scenario's `output` keys).
+  std::optional<std::string> per_gpu;       // --per-gpu auto|all|none|ID,...
+  std::optional<std::string> hottest_gpus;  // --hottest-gpus N|auto
+  std::optional<std::string> aggregates;    // --aggregates auto|none|rack,row,hall
+  std::optional<std::string> compression;   // --compression 0-9
 };
 
 /// Checkpoints every 10 simulated minutes unless --save-state-interval says otherwise.
@@ -54,10 +59,17 @@ struct Subcommand {
   std::function<int()> run;
 };
 
+/// Runs a command's body and turns the errors it reports into exit codes, printed as
+/// "racktwin: <message>" on stderr: core::InputError -> kBadInput, any other core::Error ->
+/// kRunFailed (CommandErrors.cpp).
+int exitCodeOf(const std::function<int()>& body);
+
 /// `racktwin cfd channel` and `racktwin cfd coldplate` (CfdCommand.cpp).
 std::vector<Subcommand> addCfdCommands(CLI::App& app);
 /// `racktwin export-csv` (CsvCommand.cpp).
 std::vector<Subcommand> addCsvCommand(CLI::App& app);
+/// `racktwin report` (ReportCommand.cpp).
+std::vector<Subcommand> addReportCommand(CLI::App& app);
 /// `racktwin sweep`, `racktwin envelope` and `racktwin compare` (SweepCommands.cpp).
 std::vector<Subcommand> addSweepCommands(CLI::App& app);
 /// `racktwin export-vtk` and `racktwin render` (VtkCommands.cpp; needs the VTK scene library).

@@ -44,7 +44,7 @@ std::string csvField(const std::string& text) {
 }
 
 int exportCsv(const CsvArguments& arguments) {
-  try {
+  return exitCodeOf([&arguments] {
     checkOutputTarget(arguments.output, "-o", {arguments.result});
     const core::ResultFileInfo info = core::readResultInfo(arguments.result);
     std::vector<unsigned long long> time_shape;
@@ -116,14 +116,8 @@ int exportCsv(const CsvArguments& arguments) {
       text += '\n';
     }
     writeFileAtomically(arguments.output, text);
-  } catch (const core::InputError& error) {
-    std::fprintf(stderr, "racktwin: %s\n", error.what());
-    return kBadInput;
-  } catch (const core::Error& error) {
-    std::fprintf(stderr, "racktwin: %s\n", error.what());
-    return kRunFailed;
-  }
-  return kSuccess;
+    return static_cast<int>(kSuccess);
+  });
 }
 
 }  // namespace

@@ -33,6 +33,28 @@ int infoCommand(const std::string& result_path) {
     std::printf("  %-36s %-14s %-8s %-7s %s\n", dataset.path.c_str(), shape.c_str(),
                 dataset.units.c_str(), dataset.aggregation.c_str(), dataset.description.c_str());
   }
+  // A reduced level of detail (core/OutputDetail.hpp): what keeps its own columns.
+  for (const core::DatasetInfo& dataset : info.datasets) {
+    if (dataset.path.rfind("/entities/", 0) != 0 || dataset.shape.size() != 1) continue;
+    const std::string group = dataset.path.substr(std::string("/entities/").size());
+    unsigned long long kept = 0;
+    for (const core::DatasetInfo& ids : info.datasets) {
+      if (ids.path == "/" + group + "/ids" && ids.shape.size() == 1) kept = ids.shape[0];
+    }
+    std::string levels;
+    for (const char* level : {"rack", "row", "hall"}) {
+      const std::string prefix = "/" + group + "_by_" + level + "/";
+      for (const core::DatasetInfo& d : info.datasets) {
+        if (d.path.rfind(prefix, 0) == 0) {
+          levels += std::string(levels.empty() ? "" : ", ") + level;
+          break;
+        }
+      }
+    }
+    std::printf("\n  %s: %llu of %llu keep their own columns (/%s); aggregates per %s\n",
+                group.c_str(), kept, dataset.shape[0], group.c_str(),
+                levels.empty() ? "none" : levels.c_str());
+  }
   const auto summary = info.attributes.find("summary_json");
   if (summary != info.attributes.end()) std::printf("\n  summary\n%s", summary->second.c_str());
   return kSuccess;

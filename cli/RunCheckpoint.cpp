@@ -41,6 +41,13 @@ std::optional<double> readOptional(const nlohmann::json& value) {
   if (value.is_null()) return std::nullopt;
   return value.get<double>();
 }
+nlohmann::json optionalText(const std::optional<std::string>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+std::optional<std::string> readOptionalText(const nlohmann::json& value) {
+  if (value.is_null()) return std::nullopt;
+  return value.get<std::string>();
+}
 
 }  // namespace
 
@@ -79,6 +86,10 @@ void writeRunCheckpoint(const std::string& path, const RunCheckpoint& c) {
       {"duration_s", optionalNumber(c.duration_s)},
       {"record_interval_s", optionalNumber(c.record_interval_s)},
       {"allow_outside_paths", c.allow_outside_paths},
+      {"per_gpu", optionalText(c.per_gpu)},
+      {"hottest_gpus", optionalText(c.hottest_gpus)},
+      {"aggregates", optionalText(c.aggregates)},
+      {"compression", optionalText(c.compression)},
       {"save_state_interval_s", c.save_state_interval_s},
       {"output", c.output},
       {"summary_json", c.summary_json},
@@ -120,6 +131,10 @@ RunCheckpoint readRunCheckpoint(const std::string& path) {
     c.duration_s = readOptional(header.at("duration_s"));
     c.record_interval_s = readOptional(header.at("record_interval_s"));
     c.allow_outside_paths = header.at("allow_outside_paths").get<bool>();
+    c.per_gpu = readOptionalText(header.at("per_gpu"));
+    c.hottest_gpus = readOptionalText(header.at("hottest_gpus"));
+    c.aggregates = readOptionalText(header.at("aggregates"));
+    c.compression = readOptionalText(header.at("compression"));
     c.save_state_interval_s = header.at("save_state_interval_s").get<double>();
     c.output = header.at("output").get<std::string>();
     c.summary_json = header.at("summary_json").get<std::string>();

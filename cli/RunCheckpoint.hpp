@@ -28,6 +28,7 @@ struct RunCheckpoint {
   };
   std::vector<Input> inputs;  // every file the scenario read, with the FNV-1a 64 of its bytes
   std::optional<double> step_s, duration_s, record_interval_s;  // command-line overrides
+  std::optional<std::string> per_gpu, hottest_gpus, aggregates, compression;
   bool allow_outside_paths = false;
   double save_state_interval_s = 0.0;
   std::string output;        // absolute

@@ -1,4 +1,5 @@
 // `racktwin run`: load, validate, simulate, write the result and the summary.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -9,6 +10,8 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "Commands.hpp"
 #include "OutputFiles.hpp"
@@ -16,9 +19,12 @@
 #include "RunCheckpoint.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Hdf5Result.hpp"
+#include "racktwin/core/OutputDetail.hpp"
 #include "racktwin/core/LimitMonitor.hpp"
 #include "racktwin/core/Units.hpp"
 #include "racktwin/core/Version.hpp"
+#include "racktwin/report/SummaryLayout.hpp"
+#include "racktwin/scenarios/OutputPlan.hpp"
 #include "racktwin/scenarios/ScenarioLoader.hpp"
 #include "racktwin/scenarios/Twin.hpp"
 #include "racktwin/thermal/CoolingModel.hpp"
@@ -52,27 +58,35 @@ void checkOutputs(const RunArguments& arguments, const std::string& output,
   }
 }
 
-// The result's size before the run: float64 values per record (time and every channel's
-// columns) × records × 8 bytes × kCompressionFactor. Shuffle + deflate gave 0.26 (cluster-64-racks)
-// to 0.30 (nvl72-rack) of the raw size over 600 s (`ls -l` against the float values h5py
-// counts); 0.5 leaves room for less regular data. Metadata and checksums add well under 1 %.
-constexpr double kCompressionFactor = 0.5;
-constexpr double kWarnBytes = 10e9;  // warn above 10 GB
+/// The result's channels and size before the run (the level of detail applied).
+struct ResultEstimate {
+  double bytes = 0.0;
+  double values_per_record = 0.0;
+  double records = 0.0;
+};
 
-double estimatedResultBytes(const scenarios::Twin& twin) {
-  double values_per_record = 1.0;  // time
-  for (const core::ChannelInfo& channel : twin.recorder().channels())
-    values_per_record += static_cast<double>(channel.width());
+ResultEstimate estimateResult(const scenarios::Twin& twin, const core::DetailPlan& plan,
+                              const core::Hdf5SinkOptions& options) {
   const core::SimulationSpec& simulation = twin.site().simulation;
+  const core::DetailSink::Output output = core::DetailSink::output(
+      plan, twin.recorder().recordedChannels(simulation.step, simulation.record_interval));
+  ResultEstimate estimate;
   // t = 0, one record per interval, and a last one at the end when the run ends between them.
-  const double records = std::floor(simulation.duration / simulation.record_interval + 1e-9) + 2.0;
-  return values_per_record * records * 8.0 * kCompressionFactor;
+  estimate.records = std::floor(simulation.duration / simulation.record_interval + 1e-9) + 2.0;
+  estimate.values_per_record = 1.0;  // time
+  for (const core::ChannelInfo& channel : output.channels)
+    estimate.values_per_record += static_cast<double>(channel.width());
+  estimate.bytes = core::estimatedResultBytes(output.channels, output.entity_lists,
+                                              static_cast<std::size_t>(estimate.records), options);
+  return estimate;
 }
+
+constexpr double kWarnBytes = 10e9;  // warn above 10 GB
 
 /// Refuses (InputError) a run whose estimated result does not fit the free space of the output's
 /// file system, and warns about a large one.
-void checkFreeSpace(const scenarios::Twin& twin, const std::string& output, bool skip) {
-  const double estimate = estimatedResultBytes(twin);
+void checkFreeSpace(const ResultEstimate& result, const std::string& output, bool skip) {
+  const double estimate = result.bytes;
   std::filesystem::path folder = std::filesystem::absolute(output).parent_path();
   std::error_code error;
   while (!folder.empty() && !std::filesystem::exists(folder, error) && folder.has_parent_path()
@@ -85,17 +99,60 @@ void checkFreeSpace(const scenarios::Twin& twin, const std::string& output, bool
   if (!skip && available >= 0.0 && estimate > available) {
     std::snprintf(text, sizeof text,
                   "the result would take about %.3g GB but only %.3g GB are free in %s; record "
-                  "less often (simulation.record_interval), record fewer channels, shorten the "
-                  "run, or free space (--no-space-check runs anyway)",
+                  "less often (simulation.record_interval), record fewer GPUs one by one "
+                  "(--per-gpu), shorten the run, or free space (--no-space-check runs anyway)",
                   estimate / 1e9, available / 1e9, folder.string().c_str());
     throw core::InputError({"<command line>", 0, 0}, "-o", text);
   }
   if (estimate > kWarnBytes) {
     std::fprintf(stderr,
                  "racktwin: warning: the result will take about %.3g GB (%.3g GB free); "
-                 "simulation.record_interval records less often\n",
+                 "simulation.record_interval records less often, --per-gpu none records "
+                 "aggregates instead of every GPU\n",
                  estimate / 1e9, available / 1e9);
   }
+}
+
+/// One line of the summary: label, dots, value and unit (US customary when asked for).
+void printSummaryItem(const core::SummaryItem& item, std::size_t label_width, bool us_units) {
+  std::string label = item.label.empty() ? item.key : item.label;
+  label += ' ';
+  while (label.size() < label_width)
+    label += '.';
+  if (!item.value) {
+    std::printf("    %s %12s\n", label.c_str(), "n/a");
+    return;
+  }
+  double shown = *item.value * item.display_scale + item.display_offset;
+  std::string_view unit = item.display_unit;
+  // Heat in ton-hours; electrical energies and powers stay kWh and kW.
+  if (const auto us = us_units ? core::usCustomaryFromMetric(unit, item.heat) : std::nullopt) {
+    shown = shown * us->scale + us->offset;
+    unit = us->unit;
+  }
+  const bool tiny = std::abs(shown) > 0.0 && std::abs(shown) < 1e-3;
+  std::printf("    %s %12.*g%s%.*s\n", label.c_str(), tiny ? 3 : 6, shown, unit.empty() ? "" : " ",
+              static_cast<int>(unit.size()), unit.data());
+}
+
+/// What the result will hold and its size, before the run.
+void printPlan(const scenarios::Twin& twin, const core::DetailPlan& plan,
+               const ResultEstimate& estimate) {
+  std::size_t detailed = plan.rack_ids.size();
+  if (!plan.rack_detail.empty()) {
+    detailed = static_cast<std::size_t>(
+        std::count(plan.rack_detail.begin(), plan.rack_detail.end(), std::uint8_t{1}));
+  }
+  std::string levels;
+  for (const core::DetailPlan::Level& level : plan.levels)
+    levels += (levels.empty() ? "" : ", ") + level.name;
+  std::printf(
+      "result: about %.3g MB (%.0f values a record, %.0f records); GPUs, CPUs, NVSwitches "
+      "and trays one by one in %zu of %zu racks; aggregates: %s; hottest GPUs: %zu; "
+      "deflate %d\n",
+      estimate.bytes / 1e6, estimate.values_per_record, estimate.records, detailed,
+      plan.rack_ids.size(), levels.empty() ? "none" : levels.c_str(), plan.hottest,
+      twin.site().output.compression);
 }
 
 /// The exceeded ratings and the headroom table (docs/capacity.md).
@@ -128,25 +185,25 @@ void printSummary(const core::Summary& summary, const scenarios::Twin& twin,
               twin.recorder().samplesTaken(), site.simulation.record_interval);
   std::printf("  result     %s\n", output.c_str());
   std::printf("  wall time  %.2f s\n\n", wall_s);
+  // The answers first, then one block per domain (report/SummaryLayout: the one table of that
+  // order); sections with nothing in them are left out.
+  std::vector<std::string> keys;
+  std::vector<std::optional<double>> values;
   for (const core::SummaryItem& item : summary.items()) {
-    std::string label = item.label.empty() ? item.key : item.label;
-    label += ' ';
-    while (label.size() < 44)
-      label += '.';
-    if (item.value) {
-      double shown = *item.value * item.display_scale + item.display_offset;
-      std::string_view unit = item.display_unit;
-      // Heat in ton-hours; electrical energies and powers stay kWh and kW.
-      if (const auto us = us_units ? core::usCustomaryFromMetric(unit, item.heat) : std::nullopt) {
-        shown = shown * us->scale + us->offset;
-        unit = us->unit;
-      }
-      const bool tiny = std::abs(shown) > 0.0 && std::abs(shown) < 1e-3;
-      std::printf("  %s %12.*g%s%.*s\n", label.c_str(), tiny ? 3 : 6, shown,
-                  unit.empty() ? "" : " ", static_cast<int>(unit.size()), unit.data());
-    } else {
-      std::printf("  %s %12s\n", label.c_str(), "n/a");
-    }
+    keys.push_back(item.key);
+    values.push_back(item.value);
+  }
+  // Values line up after the longest label (up to 72 characters).
+  std::size_t width = 44;
+  for (const core::SummaryItem& item : summary.items())
+    width = std::max(width, std::min<std::size_t>(item.label.size() + 4, 72));
+  bool first = true;
+  for (const report::SummaryGroup& group : report::arrangeSummary(keys, values)) {
+    std::printf("%s  %s\n", first ? "" : "\n",
+                std::string(report::sectionTitle(group.section)).c_str());
+    for (const std::size_t i : group.items)
+      printSummaryItem(summary.items()[i], width, us_units);
+    first = false;
   }
   printLimits(twin.limits());
   // Values outside their engineering range (docs/scenario-format.md, "Plausible ranges").
@@ -164,11 +221,13 @@ std::string absolutePath(const std::string& path) {
 int prepareResume(const RunArguments& given, RunArguments& run,
                   std::optional<RunCheckpoint>& checkpoint) {
   if (!given.output.empty() || given.duration_s || given.step_s || given.record_interval_s
-      || !given.summary_json.empty() || given.allow_outside_paths || given.save_state_interval_s) {
+      || !given.summary_json.empty() || given.allow_outside_paths || given.save_state_interval_s
+      || given.per_gpu || given.hottest_gpus || given.aggregates || given.compression) {
     std::fprintf(stderr,
                  "racktwin: <command line>: key '--resume': continues the run as it was started; "
                  "-o, --duration, --step, --record-interval, --summary-json, "
-                 "--allow-outside-paths and --save-state-interval cannot be given with it\n");
+                 "--allow-outside-paths, --save-state-interval, --per-gpu, --hottest-gpus, "
+                 "--aggregates and --compression cannot be given with it\n");
     return kBadInput;
   }
   std::string output = given.resume;
@@ -210,6 +269,10 @@ int prepareResume(const RunArguments& given, RunArguments& run,
   run.record_interval_s = c.record_interval_s;
   run.allow_outside_paths = c.allow_outside_paths;
   run.save_state_interval_s = c.save_state_interval_s;
+  run.per_gpu = c.per_gpu;
+  run.hottest_gpus = c.hottest_gpus;
+  run.aggregates = c.aggregates;
+  run.compression = c.compression;
   return kSuccess;
 }
 
@@ -293,6 +356,10 @@ RunCheckpoint describeRun(const RunArguments& run, const core::SiteSpec& site,
   c.record_interval_s = run.record_interval_s;
   c.allow_outside_paths = run.allow_outside_paths;
   c.save_state_interval_s = run.save_state_interval_s.value_or(kDefaultSaveStateInterval_s);
+  c.per_gpu = run.per_gpu;
+  c.hottest_gpus = run.hottest_gpus;
+  c.aggregates = run.aggregates;
+  c.compression = run.compression;
   c.output = std::filesystem::absolute(output).lexically_normal().string();
   if (!run.summary_json.empty()) {
     c.summary_json = std::filesystem::absolute(run.summary_json).lexically_normal().string();
@@ -351,6 +418,12 @@ int runCommand(const RunArguments& arguments) {
         scenarios::loadScenario(run.scenario, overrides,
                                 run.allow_outside_paths ? scenarios::OutsidePaths::Allowed
                                                         : scenarios::OutsidePaths::ScenarioDecides);
+    scenarios::OutputOverrides output_overrides;
+    output_overrides.per_gpu = run.per_gpu;
+    output_overrides.hottest_gpus = run.hottest_gpus;
+    output_overrides.aggregates = run.aggregates;
+    output_overrides.compression = run.compression;
+    scenarios::applyOutputOverrides(site, output_overrides);
   } catch (const core::InputError& error) {
     std::fprintf(stderr, "racktwin: %s\n", error.what());
     return kBadInput;
@@ -389,11 +462,18 @@ int runCommand(const RunArguments& arguments) {
     std::fprintf(stderr, "racktwin: cannot assemble the site: %s\n", error.what());
     return kRunFailed;
   }
+  const core::DetailPlan detail_plan = scenarios::detailPlanOf(twin->site());
+  core::Hdf5SinkOptions sink_options;
+  sink_options.deflate_level = twin->site().output.compression;
+  sink_options.shuffle = twin->site().output.shuffle;
+  sink_options.chunk_columns = twin->site().output.chunk_columns;
+  const ResultEstimate estimate = estimateResult(*twin, detail_plan, sink_options);
+  if (!arguments.quiet) printPlan(*twin, detail_plan, estimate);
   if (resumed) {
     if (const int code = locateResumedFile(output); code != kSuccess) return code;
   } else {
     try {
-      checkFreeSpace(*twin, output, run.no_space_check);
+      checkFreeSpace(estimate, output, run.no_space_check);
     } catch (const core::InputError& error) {
       std::fprintf(stderr, "racktwin: %s\n", error.what());
       return kBadInput;
@@ -407,6 +487,7 @@ int runCommand(const RunArguments& arguments) {
 
   const auto start = std::chrono::steady_clock::now();
   std::unique_ptr<core::RecorderSink> sink;
+  std::unique_ptr<core::DetailSink> detail;
   bool complete = false;
   core::Summary summary;
   const double save_interval = checkpoint.save_state_interval_s;
@@ -433,14 +514,16 @@ int runCommand(const RunArguments& arguments) {
   try {
     const std::filesystem::path parent = std::filesystem::path(output).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent);
-    core::Hdf5SinkOptions options;
+    core::Hdf5SinkOptions options = sink_options;
     if (resumed) {
       options.resume = true;
       options.resume_rows = resumed->rows;
       options.resume_time = resumed->time_s;
     }
     sink = core::makeHdf5Sink(output, options);
-    twin->addSink(*sink);
+    // The level of detail sits between the recorder and the file (core/OutputDetail.hpp).
+    detail = std::make_unique<core::DetailSink>(detail_plan, *sink);
+    twin->addSink(*detail);
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
     if (resumed) {
@@ -487,6 +570,7 @@ int runCommand(const RunArguments& arguments) {
                  error.what());
     // The sink keeps the rows so far in <output>.partial (complete = 0); a previous result under
     // the output's name stays as it was.
+    detail.reset();
     sink.reset();
     std::error_code ignored;
     if (std::filesystem::is_regular_file(output + ".partial", ignored)) {

@@ -42,6 +42,8 @@ void warnGeometry(const viz::ResultFrames& frames) {
                  "CDUs are laid out by the result's ids and pipes are left out\n",
                  frames.path().c_str(), frames.scenarioProblem().c_str());
   }
+  for (const std::string& note : frames.notes())
+    std::fprintf(stderr, "racktwin: note: %s: %s\n", frames.path().c_str(), note.c_str());
 }
 
 int exportVtk(const ExportArguments& a) {

@@ -46,6 +46,19 @@ int main(int argc, char** argv) {
                           "(complete = 0) or its <result>.partial");
   run_command->add_flag("--no-space-check", run.no_space_check,
                         "Run even when the estimated size of the result exceeds the free space");
+  run_command->add_option("--per-gpu", run.per_gpu,
+                          "Which racks record every GPU, CPU, NVSwitch and tray in its own "
+                          "columns: auto (all up to 10,000 GPUs, none above), all, none, or rack, "
+                          "row and hall ids separated by commas (overrides output.per_gpu)");
+  run_command->add_option("--hottest-gpus", run.hottest_gpus,
+                          "Record every channel of the N hottest GPUs at each record: N, or auto "
+                          "(16 when not every GPU is recorded, else 0)");
+  run_command->add_option("--aggregates", run.aggregates,
+                          "Mean, max and argmax of the GPU, CPU, NVSwitch and tray channels per "
+                          "rack, row and hall: auto (rack and row, and hall with several halls, "
+                          "when not every GPU is recorded), none, or levels separated by commas");
+  run_command->add_option("--compression", run.compression,
+                          "Deflate level of the result's datasets, 0 (none) to 9 (default 1)");
 
   std::string result;
   CLI::App* info_command = app.add_subcommand("info", "List what a result file holds");
@@ -65,6 +78,8 @@ int main(int argc, char** argv) {
 
   std::vector<Subcommand> more = addCfdCommands(app);
   for (Subcommand& command : addCsvCommand(app))
+    more.push_back(std::move(command));
+  for (Subcommand& command : addReportCommand(app))
     more.push_back(std::move(command));
   for (Subcommand& command : addSweepCommands(app))
     more.push_back(std::move(command));

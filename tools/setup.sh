@@ -17,6 +17,9 @@ packages=(
   xvfb xauth libgl1-mesa-dri
   # The libFuzzer targets (tools/fuzz.sh): clang and its fuzzer/sanitizer runtimes.
   clang libclang-rt-14-dev
+  # `racktwin report`: plotly.js inlined into every report (python3-plotly ships it), and headless
+  # Chromium for --pdf and for the tests that render each report and look at what it drew.
+  python3-plotly chromium
   # CFD characterisation runs OpenFOAM's programs as child processes.
   openfoam
   # racktwin sweep over MPI ranks (mpirun, srun): Open MPI distributes the cases; a scheduler of

@@ -335,6 +335,12 @@ DatasetInfo Reader::describe(const std::string& path) const {
   if (check(H5Aexists(dataset.get(), "aggregation"), path, "cannot read attributes") > 0) {
     info.aggregation = attributeText(dataset.get(), "aggregation", path);
   }
+  if (check(H5Aexists(dataset.get(), "statistic"), path, "cannot read attributes") > 0) {
+    info.statistic = attributeText(dataset.get(), "statistic", path);
+  }
+  if (check(H5Aexists(dataset.get(), "source"), path, "cannot read attributes") > 0) {
+    info.source = attributeText(dataset.get(), "source", path);
+  }
   return info;
 }
 

@@ -45,10 +45,16 @@ constexpr std::size_t kMaxChunkColumns = kMaxChunkBytes / sizeof(double);
 constexpr std::size_t kMaxCachedChunks = 16;  // per dataset: bounds the memory of the chunk cache
 constexpr std::size_t kCacheSlots = 521;      // a prime, as HDF5's documentation advises
 
+/// Columns per chunk of a dataset `width` values wide.
+std::size_t chunkColumns(std::size_t width, const Hdf5SinkOptions& options) {
+  const std::size_t columns = std::min(width, kMaxChunkColumns);
+  return options.chunk_columns == 0 ? columns : std::min(columns, options.chunk_columns);
+}
+
 /// Rows per chunk of a dataset `width` values wide: at most options.chunk_rows and about 1 MiB,
 /// and a divisor of flush_rows unless that would make chunks less than half as long.
 std::size_t chunkRows(std::size_t width, const Hdf5SinkOptions& options) {
-  const std::size_t columns = std::min(width, kMaxChunkColumns);
+  const std::size_t columns = chunkColumns(width, options);
   const std::size_t limit =
       std::clamp<std::size_t>(kMaxChunkBytes / (columns * sizeof(double)), 1, options.chunk_rows);
   const std::size_t flush = options.flush_rows;
@@ -136,7 +142,8 @@ class Hdf5Sink final : public RecorderSink {
   void writeRootAttributes(const RunMetadata& metadata);
   void writeScenario(const std::string& text);
   hid_t groupFor(const std::string& name);
-  void writeIds(hid_t group, const std::string& group_name, const std::vector<std::string>& ids);
+  void writeIds(hid_t group, const std::string& group_name, const std::vector<std::string>& ids,
+                const std::string& name = "ids");
   void createColumn(Column& column, hid_t parent, const std::string& name, const std::string& unit,
                     const std::string& description);
   void writeAggregation(const Column& column, Aggregation aggregation);
@@ -227,8 +234,10 @@ void Hdf5Sink::open(const RunMetadata& metadata, const std::vector<ChannelInfo>&
     RACKTWIN_ASSERT(
         channel.group.find('/') == std::string::npos && channel.name.find('/') == std::string::npos,
         "recorder channel group and name must not contain '/'");
-    RACKTWIN_ASSERT(channel.group != "time" && channel.group != "scenario" && channel.name != "ids",
-                    "recorder channel uses a reserved name (time, scenario, ids)");
+    RACKTWIN_ASSERT(
+        channel.group != "time" && channel.group != "scenario" && channel.group != "entities"
+            && channel.group != "resume" && channel.name != "ids",
+        "recorder channel uses a reserved name (time, scenario, entities, resume, ids)");
     const hid_t group = groupFor(channel.group);
     if (!channel.entity_ids.empty()) {
       auto [it, inserted] = group_ids.try_emplace(channel.group, &channel.entity_ids);
@@ -247,6 +256,16 @@ void Hdf5Sink::open(const RunMetadata& metadata, const std::vector<ChannelInfo>&
     offset += column.width;
     createColumn(column, group, channel.name, channel.unit, channel.description);
     writeAggregation(column, channel.aggregation);
+    if (!channel.statistic.empty()) {
+      writeStringAttribute(column.dataset.get(), "statistic", channel.statistic, column.path);
+      writeStringAttribute(column.dataset.get(), "source", channel.source, column.path);
+    }
+  }
+  // Full entity lists of the groups a DetailSink reduced (the targets of argmax indices).
+  for (const auto& [name, ids] : metadata.entity_lists) {
+    RACKTWIN_ASSERT(!name.empty() && name.find('/') == std::string::npos,
+                    "an entity list needs a name without '/'");
+    writeIds(groupFor("entities"), "entities", ids, name);
   }
   row_width_ = offset;
   if (options_.resume) {
@@ -374,17 +393,17 @@ hid_t Hdf5Sink::groupFor(const std::string& name) {
 }
 
 void Hdf5Sink::writeIds(hid_t group, const std::string& group_name,
-                        const std::vector<std::string>& ids) {
-  const std::string path = "/" + group_name + "/ids";
+                        const std::vector<std::string>& ids, const std::string& name) {
+  const std::string path = "/" + group_name + "/" + name;
   const hsize_t count = ids.size();
   const Dataspace space(check(H5Screate_simple(1, &count, nullptr), "creating a dataspace"));
   const PropertyList dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "creating a property list"));
   check(H5Pset_obj_track_times(dcpl.get(), false), "disabling timestamps");
-  const Dataset dataset(options_.resume
-                            ? check(H5Dopen2(group, "ids", H5P_DEFAULT), "opening dataset", path)
-                            : check(H5Dcreate2(group, "ids", string_type_.get(), space.get(),
-                                               H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-                                    "creating dataset", path));
+  const Dataset dataset(
+      options_.resume ? check(H5Dopen2(group, name.c_str(), H5P_DEFAULT), "opening dataset", path)
+                      : check(H5Dcreate2(group, name.c_str(), string_type_.get(), space.get(),
+                                         H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                              "creating dataset", path));
   if (options_.resume) requireShape(dataset.get(), path, 1, count, 0);
   std::vector<const char*> pointers;
   pointers.reserve(ids.size());
@@ -393,14 +412,17 @@ void Hdf5Sink::writeIds(hid_t group, const std::string& group_name,
   check(H5Dwrite(dataset.get(), string_type_.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()),
         "writing dataset", path);
   text_checksum_.setStrings(path, ids);
-  writeStringAttribute(dataset.get(), "description", "Entity id of each column of this group.",
+  writeStringAttribute(dataset.get(), "description",
+                       name == "ids" ? "Entity id of each column of this group."
+                                     : "Every entity of the group, in site order: the argmax and "
+                                       "hottest-entity datasets hold indices into this list.",
                        path);
 }
 
 void Hdf5Sink::createColumn(Column& column, hid_t parent, const std::string& name,
                             const std::string& unit, const std::string& description) {
   column.chunk_rows = chunkRows(column.width, options_);
-  const hsize_t chunk_columns = std::min(column.width, kMaxChunkColumns);
+  const hsize_t chunk_columns = chunkColumns(column.width, options_);
   const std::size_t chunk_bytes = column.chunk_rows * chunk_columns * sizeof(double);
   column.buffer.assign(column.chunk_rows * column.width, 0.0);
   column.buffered = 0;
@@ -415,9 +437,13 @@ void Hdf5Sink::createColumn(Column& column, hid_t parent, const std::string& nam
   const PropertyList dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "creating a property list"));
   check(H5Pset_obj_track_times(dcpl.get(), false), "disabling timestamps");
   check(H5Pset_chunk(dcpl.get(), rank, chunk), "setting the chunk size of", column.path);
-  check(H5Pset_shuffle(dcpl.get()), "setting the shuffle filter of", column.path);
-  check(H5Pset_deflate(dcpl.get(), static_cast<unsigned>(options_.deflate_level)),
-        "setting the deflate filter of", column.path);
+  if (options_.deflate_level > 0) {
+    if (options_.shuffle) {
+      check(H5Pset_shuffle(dcpl.get()), "setting the shuffle filter of", column.path);
+    }
+    check(H5Pset_deflate(dcpl.get(), static_cast<unsigned>(options_.deflate_level)),
+          "setting the deflate filter of", column.path);
+  }
   // Fletcher32 last in the pipeline: the checksum covers the bytes as stored, so a reader
   // verifies it (HDF5 does by default) before inflating anything, and a flipped bit is a read
   // error instead of different numbers.
@@ -628,6 +654,49 @@ bool Hdf5Sink::closeAll() noexcept {
 }
 
 }  // namespace
+
+double estimatedResultBytes(
+    const std::vector<ChannelInfo>& channels,
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& entity_lists,
+    std::size_t records, const Hdf5SinkOptions& options) {
+  // Deflated records keep 0.17-0.25 of their bytes with shuffle (one rack, the 64-rack cluster
+  // and the aggregates of a 100k-GPU site over an hour, deflate 1-6) and about 0.25 without:
+  // 0.3 and 0.35 leave room for less regular data. Without compression HDF5 stores every chunk
+  // whole, the last one of each column too.
+  const double kept = options.deflate_level > 0 ? (options.shuffle ? 0.3 : 0.35) : 1.0;
+  double bytes = 0.0;
+  const auto column = [&](std::size_t width) {
+    const std::size_t rows = chunkRows(width, options);
+    const std::size_t columns = chunkColumns(width, options);
+    const double stored_rows = options.deflate_level > 0
+                                   ? static_cast<double>(records)
+                                   : static_cast<double>((records + rows - 1) / rows * rows);
+    const double stored_columns =
+        options.deflate_level > 0 ? static_cast<double>(width)
+                                  : static_cast<double>((width + columns - 1) / columns * columns);
+    bytes += stored_rows * stored_columns * sizeof(double) * kept;
+  };
+  column(1);  // time
+  std::size_t id_bytes = 0;
+  for (const ChannelInfo& channel : channels) {
+    column(channel.width());
+    bytes += 2500.0;  // object header, attributes, chunk index (h5stat: 2-2.5 kB a dataset)
+  }
+  // Entity ids once per group, and the full lists of reduced groups (variable-length strings:
+  // the text and about 40 bytes of global heap each, by h5stat).
+  std::map<std::string, const std::vector<std::string>*, std::less<>> groups;
+  for (const ChannelInfo& channel : channels)
+    groups.try_emplace(channel.group, &channel.entity_ids);
+  for (const auto& [group, ids] : groups) {
+    for (const std::string& id : *ids)
+      id_bytes += id.size() + 40;
+  }
+  for (const auto& [group, ids] : entity_lists) {
+    for (const std::string& id : ids)
+      id_bytes += id.size() + 40;
+  }
+  return bytes + static_cast<double>(id_bytes);
+}
 
 std::unique_ptr<RecorderSink> makeHdf5Sink(std::string path, Hdf5SinkOptions options) {
   silenceErrorPrinting();

@@ -32,8 +32,8 @@ void Recorder::add(ChannelInfo channel, const double* data) {
   sources_.push_back(data);
 }
 
-void Recorder::open(const RunMetadata& metadata) {
-  RACKTWIN_ASSERT(!open_, "Recorder::open called twice");
+std::vector<ChannelInfo> Recorder::recordedChannels(double step, double record_interval) const {
+  RACKTWIN_ASSERT(!open_, "Recorder::recordedChannels after open(): channels() has them");
   // Every channel says how it is aggregated: none is silently sampled.
   std::set<std::pair<std::string, std::string>> names;
   for (const ChannelInfo& channel : channels_) {
@@ -44,12 +44,11 @@ void Recorder::open(const RunMetadata& metadata) {
                     "Aggregation::Max is the recorder's own sibling channel, not declarable");
     names.emplace(channel.group, channel.name);
   }
+  std::vector<ChannelInfo> recorded = channels_;
   // A record of one macro step has its sample as its maximum (maxima are over the macro steps'
   // values): the sibling would be a second copy of the same numbers, so it is left out.
-  const bool one_step_records =
-      metadata.step > 0.0 && metadata.record_interval <= metadata.step * (1.0 + 1e-9);
-  const std::size_t declared = channels_.size();
-  for (std::size_t c = 0; c < declared && !one_step_records; ++c) {
+  const bool one_step_records = step > 0.0 && record_interval <= step * (1.0 + 1e-9);
+  for (std::size_t c = 0; c < channels_.size() && !one_step_records; ++c) {
     if (channels_[c].aggregation != Aggregation::SampleAndMax) continue;
     ChannelInfo max = channels_[c];
     max.name += "_max";
@@ -57,8 +56,18 @@ void Recorder::open(const RunMetadata& metadata) {
                     "a recorder channel is named like another channel's \"_max\" sibling");
     max.description = "Maximum over the record interval of: " + max.description;
     max.aggregation = Aggregation::Max;
-    channels_.push_back(std::move(max));
-    sources_.push_back(sources_[c]);
+    recorded.push_back(std::move(max));
+  }
+  return recorded;
+}
+
+void Recorder::open(const RunMetadata& metadata) {
+  RACKTWIN_ASSERT(!open_, "Recorder::open called twice");
+  const std::size_t declared = channels_.size();
+  channels_ = recordedChannels(metadata.step, metadata.record_interval);
+  // A sibling reads the values of the channel it is the maximum of.
+  for (std::size_t c = 0; c < declared && channels_.size() > declared; ++c) {
+    if (channels_[c].aggregation == Aggregation::SampleAndMax) sources_.push_back(sources_[c]);
   }
 
   mean_spans_.clear();

@@ -13,6 +13,56 @@
 
 namespace racktwin::gui {
 
+namespace {
+
+/// Round ticks over [min, max]: a step of 1, 2, 2.5 or 5 times a power of ten giving about
+/// `wanted` ticks, the range widened to whole steps, and labels with just the decimals the step
+/// needs, so no two labels read alike and none needs an exponent.
+void setNiceAxis(QValueAxis* axis, double min, double max, int wanted) {
+  if (!(max > min)) {
+    const double pad = std::max(1e-9, std::abs(min) * 0.05 + 0.5);
+    min -= pad;
+    max += pad;
+  }
+  const double raw = (max - min) / std::max(1, wanted - 1);
+  const double power = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = 10.0 * power;
+  for (const double m : {1.0, 2.0, 2.5, 5.0, 10.0}) {
+    if (m * power >= raw * (1.0 - 1e-9)) {
+      step = m * power;
+      break;
+    }
+  }
+  const double lo = std::floor(min / step + 1e-9) * step;
+  const double hi = std::ceil(max / step - 1e-9) * step;
+  const int ticks = static_cast<int>(std::lround((hi - lo) / step)) + 1;
+  int decimals = 0;
+  while (decimals < 6
+         && std::abs(step * std::pow(10.0, decimals) - std::round(step * std::pow(10.0, decimals)))
+                > 1e-6 * step * std::pow(10.0, decimals))
+    ++decimals;
+  axis->setRange(lo, hi);
+  axis->setTickType(QValueAxis::TicksFixed);
+  axis->setTickCount(std::max(2, ticks));
+  axis->setMinorTickCount(0);
+  axis->setLabelFormat(QString("%.%1f").arg(decimals));
+}
+
+QStringList tickLabels(const QValueAxis* axis) {
+  QStringList labels;
+  const int n = axis->tickCount();
+  // The formats setNiceAxis gives are "%.<decimals>f".
+  const QString format = axis->labelFormat();
+  const int decimals = format.mid(2, format.size() - 3).toInt();
+  for (int k = 0; k < n; ++k) {
+    const double v = axis->min() + (axis->max() - axis->min()) * k / std::max(1, n - 1);
+    labels << QString::number(v, 'f', decimals);
+  }
+  return labels;
+}
+
+}  // namespace
+
 ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent) {
   chart_ = new QChart();
   chart_->legend()->setAlignment(Qt::AlignRight);
@@ -59,6 +109,11 @@ void ChartPanel::setLines(const std::vector<ChartLine>& lines, const QString& ti
     series->attachAxis(axis_y_);
     lines_.push_back(series);
   }
+  // Time in s, min or h by the run's length: ticks stay round and few.
+  double t_end = 1.0;
+  for (const ChartLine& line : lines)
+    if (!line.t.empty()) t_end = std::max(t_end, line.t.back());
+  t_scale_ = t_end > 4.0 * 3600.0 ? 1.0 / 3600.0 : t_end > 1200.0 ? 1.0 / 60.0 : 1.0;
   double t_max = 1.0, y_min = INFINITY, y_max = -INFINITY;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const ChartLine& line = lines[i];
@@ -69,11 +124,11 @@ void ChartPanel::setLines(const std::vector<ChartLine>& lines, const QString& ti
     for (std::size_t s = 0; s < n; ++s) {
       if (s % every != 0 && s + 1 != n) continue;
       if (!std::isfinite(line.y[s])) continue;
-      points.append(QPointF(line.t[s], line.y[s]));
+      points.append(QPointF(line.t[s] * t_scale_, line.y[s]));
       y_min = std::min(y_min, line.y[s]);
       y_max = std::max(y_max, line.y[s]);
     }
-    if (n > 0) t_max = std::max(t_max, line.t.back());
+    if (n > 0) t_max = std::max(t_max, line.t.back() * t_scale_);
     lines_[i]->setName(line.name);
     lines_[i]->replace(points);
   }
@@ -82,13 +137,16 @@ void ChartPanel::setLines(const std::vector<ChartLine>& lines, const QString& ti
     y_max = 1.0;
   }
   const double pad = std::max(0.05 * (y_max - y_min), 1e-6 * std::max(1.0, std::abs(y_max)));
-  y_min_ = y_min - pad;
-  y_max_ = y_max + pad;
-  axis_t_->setRange(0.0, t_max);
-  axis_y_->setRange(y_min_, y_max_);
-  axis_y_->applyNiceNumbers();  // round ticks (45.0, not 45.2086)
+  // As many ticks as fit without eliding their labels: about one per 90 px of width, 40 px of
+  // height.
+  const int width = std::max(view_->width(), 320), height = std::max(view_->height(), 160);
+  setNiceAxis(axis_t_, 0.0, t_max, std::clamp(width / 90, 3, 11));
+  setNiceAxis(axis_y_, y_min - pad, y_max + pad, std::clamp(height / 40, 3, 8));
   y_min_ = axis_y_->min();
   y_max_ = axis_y_->max();
+  axis_t_->setTitleText(t_scale_ == 1.0         ? "time (s)"
+                        : t_scale_ < 1.0 / 60.0 ? "time (h)"
+                                                : "time (min)");
   axis_y_->setTitleText(unit);
   chart_->setTitle(lines.empty() ? QString("Select racks, CDUs or chips in the tree to chart them")
                                  : title);
@@ -101,7 +159,21 @@ void ChartPanel::setCursor(double t) {
 }
 
 void ChartPanel::updateCursor() {
-  cursor_->replace(QList<QPointF>{QPointF(cursor_t_, y_min_), QPointF(cursor_t_, y_max_)});
+  const double t = cursor_t_ * t_scale_;
+  cursor_->replace(QList<QPointF>{QPointF(t, y_min_), QPointF(t, y_max_)});
+}
+
+QString ChartPanel::valueAxisTitle() const {
+  return axis_y_->titleText();
+}
+QString ChartPanel::timeAxisTitle() const {
+  return axis_t_->titleText();
+}
+QStringList ChartPanel::valueTickLabels() const {
+  return tickLabels(axis_y_);
+}
+QStringList ChartPanel::timeTickLabels() const {
+  return tickLabels(axis_t_);
 }
 
 }  // namespace racktwin::gui

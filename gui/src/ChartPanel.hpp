@@ -1,6 +1,7 @@
 #pragma once
 // Time series of the selected entities (Qt Charts), with a vertical cursor at the timeline's time.
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 
 #include <vector>
@@ -30,6 +31,11 @@ class ChartPanel : public QWidget {
   void setCursor(double t);
   int lineCount() const noexcept { return static_cast<int>(lines_.size()); }
   double cursor() const noexcept { return cursor_t_; }
+  /// The axes as drawn, for tests: titles and the text of every tick label.
+  QString valueAxisTitle() const;
+  QString timeAxisTitle() const;
+  QStringList valueTickLabels() const;
+  QStringList timeTickLabels() const;
 
  private:
   void updateCursor();
@@ -40,7 +46,8 @@ class ChartPanel : public QWidget {
   QValueAxis* axis_y_;
   QLineSeries* cursor_;
   std::vector<QLineSeries*> lines_;
-  double cursor_t_ = 0.0;
+  double cursor_t_ = 0.0;  // s
+  double t_scale_ = 1.0;   // shown time = s * t_scale_ (s, min or h by the run's length)
   double y_min_ = 0.0, y_max_ = 1.0;
 };
 

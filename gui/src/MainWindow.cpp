@@ -1,9 +1,11 @@
 #include "MainWindow.hpp"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QComboBox>
 #include <QDateTime>
+#include <QDesktopServices>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -27,6 +29,7 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QTreeView>
+#include <QUrl>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -37,9 +40,11 @@
 #include <vtkRenderer.h>
 
 #include "ChartPanel.hpp"
+#include "ResultReport.hpp"
 #include "SiteTree.hpp"
 #include "VtkView.hpp"
 #include "WhatIfPanel.hpp"
+#include "racktwin/core/DisplayUnits.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Hdf5Result.hpp"
 #include "racktwin/scenarios/ResultScenario.hpp"
@@ -70,17 +75,20 @@ QString formatTime(double t) {
       .arg(s % 60, 2, 10, QChar('0'));
 }
 
-QString formatValue(double value, const QString& unit) {
+/// A recorded value in the user's units (core::displayUnitFor), with about four significant digits.
+QString formatValue(double value, const std::string& unit, core::UnitSystem units) {
   if (!std::isfinite(value)) return "–";
-  if (unit == "K") return QString::number(value - 273.15, 'f', 2) + " °C";
-  if (unit == "W") {
-    if (std::abs(value) >= 1e3) return QString::number(value / 1e3, 'f', 2) + " kW";
-    return QString::number(value, 'f', 1) + " W";
-  }
-  if (unit == "m3/s") return QString::number(value * 60000.0, 'f', 2) + " L/min";
-  if (unit == "Pa") return QString::number(value / 1e3, 'f', 2) + " kPa";
-  if (unit == "1") return QString::number(value, 'g', 4);
-  return QString::number(value, 'g', 5) + " " + unit;
+  const core::DisplayUnit shown = core::displayUnitFor(unit, units, std::abs(value));
+  const double v = value * shown.scale + shown.offset;
+  const double magnitude = std::abs(v);
+  const int decimals =
+      magnitude == 0.0 ? 0
+                       : std::clamp(3 - static_cast<int>(std::floor(std::log10(magnitude))), 0, 6);
+  const QString text = magnitude != 0.0 && (magnitude < 1e-3 || magnitude >= 1e7)
+                           ? QString::number(v, 'g', 4)
+                           : QString::number(v, 'f', decimals);
+  const std::string suffix = unitText(shown.unit);
+  return suffix.empty() || suffix == "1" ? text : text + " " + QString::fromStdString(suffix);
 }
 
 }  // namespace
@@ -262,6 +270,13 @@ void MainWindow::buildMenus() {
     if (!path.isEmpty() && !saveResult(path, &error))
       QMessageBox::warning(this, "Save result", error);
   });
+  file->addAction("Open &report of the result", this,
+                  [this] {
+                    QString error;
+                    if (openReport(&error).isEmpty())
+                      QMessageBox::warning(this, "Open report", error);
+                  })
+      ->setObjectName("open_report");
   file->addAction("Export &screenshot…", this, [this] {
     const QString path =
         QFileDialog::getSaveFileName(this, "Export screenshot", "racktwin.png", "PNG (*.png)");
@@ -293,6 +308,17 @@ void MainWindow::buildMenus() {
     camera_pending_ = true;
     refreshView();
   });
+  QMenu* units = view->addMenu("&Units");
+  auto* unit_group = new QActionGroup(this);
+  for (const auto& [text, system] :
+       {std::pair{"&SI (°C, kW, L/min, kPa)", core::UnitSystem::SI},
+        std::pair{"&US customary (°F, kW, gpm, psi)", core::UnitSystem::US}}) {
+    QAction* action = units->addAction(text, this, [this, s = system] { setUnitSystem(s); });
+    action->setCheckable(true);
+    action->setChecked(system == units_);
+    action->setObjectName(system == core::UnitSystem::SI ? "units_si" : "units_us");
+    unit_group->addAction(action);
+  }
 }
 
 void MainWindow::clearSite() {
@@ -309,6 +335,7 @@ void MainWindow::clearSite() {
   live_frames_.clear();
   applied_events_.clear();
   summary_json_.clear();
+  result_path_.clear();
   run_finished_ = false;
   run_failed_ = false;
   view_t_ = 0.0;
@@ -324,6 +351,7 @@ void MainWindow::setupSite(const core::SiteSpec* site, const viz::SiteGeometry& 
   geometry_ = std::make_unique<viz::SiteGeometry>(geometry);
   scene_ = std::make_unique<viz::Scene>(*geometry_);
   scene_->setQuantity(quantity_);
+  scene_->setUnitSystem(units_);
   viz::addToRenderer(*scene_, renderer_);
   frame_ = viz::Frame(*geometry_);
   if (site != nullptr) {
@@ -356,7 +384,9 @@ void MainWindow::applyRange() {
   // the rack's full power). Flows have no such natural bound and follow each frame.
   if (replay_) {
     const auto [low, high] = replay_->range(quantity_);
-    if (std::isfinite(low) && std::isfinite(high)) {
+    if (quantity_ == Quantity::DesignMarginUsed && std::isfinite(high)) {
+      scene_->setRange(0.0, std::max(100.0, high));  // red at the rating and beyond
+    } else if (std::isfinite(low) && std::isfinite(high)) {
       scene_->setRange(low, high);
     } else {
       scene_->setAutoRange();
@@ -389,6 +419,7 @@ void MainWindow::applyRange() {
       break;
     }
     case Quantity::CoolantFlow:
+    case Quantity::DesignMarginUsed:  // a live run has no design limits until it ends
       scene_->setAutoRange();
       break;
   }
@@ -457,6 +488,7 @@ bool MainWindow::openResult(const QString& path, QString* error) {
   }
   clearSite();
   source_path_ = path;
+  result_path_ = path;
   store_ = std::move(store);
   replay_ = std::move(frames);
   duration_ = store_.lastTime();
@@ -488,9 +520,13 @@ bool MainWindow::openResult(const QString& path, QString* error) {
   updateTimeline();
   setWindowTitle("RackTwin – " + QString::fromStdString(replay_->siteName()) + " (result "
                  + QFileInfo(path).fileName() + ")");
+  QString notes;
+  for (const std::string& note : replay_->notes())
+    notes += "; " + QString::fromStdString(note);
   statusBar()->showMessage(
       "Replaying " + path
-      + (site_ ? QString() : " (scenario not found: tree from the result's ids. " + problem + ")"));
+      + (site_ ? QString() : " (scenario not found: tree from the result's ids. " + problem + ")")
+      + notes);
   charts_dirty_ = true;
   view_dirty_ = true;
   return true;
@@ -713,9 +749,11 @@ void MainWindow::onSelectionChanged() {
   }
   if (scene_) scene_->highlightRack(rack);
   if (!selected.isEmpty()) {
-    const auto [id, kind] = entityOf(selected.front());
-    if (kind == EntityKind::Cdu) what_if_->selectCdu(id);
-    if (kind == EntityKind::Rack || kind == EntityKind::Feed) what_if_->selectRack(id);
+    // The what-if targets follow the pick: a rack, or anything in it, and its CDU.
+    const QString id = entityOf(selected.front()).first;
+    const int in_rack = rackOfEntity(id);
+    what_if_->follow(
+        id, in_rack >= 0 ? QString::fromStdString(geometry_->racks()[in_rack].id) : QString());
   }
   charts_dirty_ = true;
   view_dirty_ = true;
@@ -814,7 +852,6 @@ void MainWindow::setQuantity(Quantity quantity) {
 void MainWindow::refreshCharts() {
   charts_dirty_ = false;
   if (!quantities_ || store_.samples() == 0) return;
-  const QuantityDisplay shown = display(quantity_);
   std::vector<ChartLine> lines;
   for (const QModelIndex& index : tree_->selectionModel()->selectedIndexes()) {
     if (lines.size() >= 8) break;
@@ -824,11 +861,18 @@ void MainWindow::refreshCharts() {
     line.name = id.isEmpty() ? QString("site") : id;
     line.t = store_.times();
     line.y = quantities_->series(id.toStdString(), kind, quantity_);
-    for (double& y : line.y)
-      y = y * shown.scale + shown.offset;
     lines.push_back(std::move(line));
   }
-  charts_->setLines(lines, shown.label, shown.unit);
+  // One unit for every line, chosen by the largest value shown (kW or MW, never W in exponents).
+  double magnitude = 0.0;
+  for (const ChartLine& line : lines)
+    for (const double y : line.y)
+      if (std::isfinite(y)) magnitude = std::max(magnitude, std::abs(y));
+  const QuantityDisplay shown = display(quantity_, units_, magnitude);
+  for (ChartLine& line : lines)
+    for (double& y : line.y)
+      y = y * shown.scale + shown.offset;
+  charts_->setLines(lines, shown.label, QString::fromStdString(shown.unit));
   charts_->setCursor(view_t_);
 }
 
@@ -848,11 +892,11 @@ void MainWindow::refreshDetails(std::size_t sample) {
   for (const Quantity q : viz::kAllQuantities) {
     const double value = quantities_->value(id.toStdString(), kind, q, sample);
     if (!std::isfinite(value)) continue;
-    const QuantityDisplay shown = display(q);
+    const QuantityDisplay shown = display(q, units_, std::abs(value));
     html += QString("<tr><td>%1</td><td align='right'><b>%2</b> %3</td></tr>")
                 .arg(shown.label)
                 .arg(value * shown.scale + shown.offset, 0, 'f', 2)
-                .arg(shown.unit);
+                .arg(QString::fromStdString(shown.unit));
   }
   // Every recorded channel of exactly this entity.
   if (!id.isEmpty()) {
@@ -861,11 +905,11 @@ void MainWindow::refreshDetails(std::size_t sample) {
       const ResultStore::Channel& channel = store_.channels()[c];
       const auto column = channel.column_of.find(key);
       if (column == channel.column_of.end()) continue;
-      html += QString("<tr><td>%1/%2</td><td align='right'>%3</td></tr>")
-                  .arg(QString::fromStdString(channel.info.group))
-                  .arg(QString::fromStdString(channel.info.name))
-                  .arg(formatValue(store_.value(sample, c, column->second),
-                                   QString::fromStdString(channel.info.unit)));
+      html +=
+          QString("<tr><td>%1/%2</td><td align='right'>%3</td></tr>")
+              .arg(QString::fromStdString(channel.info.group))
+              .arg(QString::fromStdString(channel.info.name))
+              .arg(formatValue(store_.value(sample, c, column->second), channel.info.unit, units_));
     }
   }
   html += "</table>";
@@ -916,6 +960,37 @@ QImage MainWindow::grabWindow() {
   return window;
 }
 
+void MainWindow::setUnitSystem(core::UnitSystem units) {
+  units_ = units;
+  for (QAction* action : findChildren<QAction*>())
+    if (action->objectName() == (units == core::UnitSystem::SI ? "units_si" : "units_us"))
+      action->setChecked(true);
+  if (scene_) scene_->setUnitSystem(units);
+  charts_dirty_ = true;
+  view_dirty_ = true;
+  refreshView();
+  refreshCharts();
+  if (store_.samples() > 0) refreshDetails(store_.sampleAt(view_t_));
+}
+
+QString MainWindow::detailsText() const {
+  return details_->toPlainText();
+}
+
+QString MainWindow::openReport(QString* error, bool show) {
+  if (result_path_.isEmpty()) {
+    if (error)
+      *error =
+          "A report is made from a result file: open one, or save this run first "
+          "(File > Save result as…).";
+    return {};
+  }
+  const QString path = writeResultReport(result_path_, units_, error);
+  if (!path.isEmpty() && show) QDesktopServices::openUrl(QUrl::fromLocalFile(path));
+  if (!path.isEmpty()) statusBar()->showMessage("Report: " + path);
+  return path;
+}
+
 bool MainWindow::saveResult(const QString& path, QString* error) {
   if (store_.samples() == 0) {
     if (error) *error = "There is nothing to save yet: run the simulation first.";
@@ -939,6 +1014,7 @@ bool MainWindow::saveResult(const QString& path, QString* error) {
     return false;
   }
   statusBar()->showMessage("Saved " + path);
+  result_path_ = path;
   return true;
 }
 

@@ -18,6 +18,7 @@
 #include "ResultStore.hpp"
 #include "Simulation.hpp"
 #include "racktwin/core/SiteSpec.hpp"
+#include "racktwin/core/Units.hpp"
 #include "racktwin/viz/Frame.hpp"
 
 class QComboBox;
@@ -67,6 +68,13 @@ class MainWindow : public QMainWindow {
 
   void setQuantity(Quantity quantity);
   Quantity quantity() const noexcept { return quantity_; }
+  /// Units of the charts, the details and the scene's legend: SI (°C, kW, L/min; the default) or
+  /// US customary (°F, kW, gpm). Results and the summary JSON stay SI.
+  void setUnitSystem(core::UnitSystem units);
+  core::UnitSystem unitSystem() const noexcept { return units_; }
+  /// Writes the HTML report of the open result (or the last one saved) and, with `show`, opens
+  /// it in the browser; returns its path, or an empty string with `error` set.
+  QString openReport(QString* error = nullptr, bool show = true);
   /// Selects an entity in the tree (and so in the 3D view, the details and the charts).
   bool selectEntity(const QString& id);
   QStringList selectedEntities() const;
@@ -85,6 +93,9 @@ class MainWindow : public QMainWindow {
   const ResultStore& store() const noexcept { return store_; }
   Quantities* quantities() noexcept { return quantities_.get(); }
   const viz::SiteGeometry* geometry() const noexcept;
+  const viz::Scene* scene() const noexcept { return scene_.get(); }
+  /// The details panel's text as shown.
+  QString detailsText() const;
   VtkView* view() const noexcept { return view_; }
   vtkRenderer* renderer() const noexcept;
   ChartPanel* charts() const noexcept { return charts_; }
@@ -154,6 +165,8 @@ class MainWindow : public QMainWindow {
 
   // View state.
   Quantity quantity_ = Quantity::GpuJunctionTemperature;
+  core::UnitSystem units_ = core::UnitSystem::SI;
+  QString result_path_;  // the result file open for replay, or the last saved
   double view_t_ = 0.0;
   bool playing_ = false;
   bool follow_live_ = true;

@@ -4,20 +4,41 @@
 #include <cmath>
 #include <limits>
 
+#include "racktwin/core/DisplayUnits.hpp"
+
 namespace racktwin::gui {
 
-QuantityDisplay display(Quantity quantity) {
+std::string unitText(std::string_view unit) {
+  if (unit == "degC") return "\u00B0C";
+  if (unit == "degF") return "\u00B0F";
+  if (unit == "delta_degF") return "\u0394\u00B0F";
+  return std::string(unit);
+}
+
+QuantityDisplay display(Quantity quantity, core::UnitSystem units, double magnitude) {
+  const char* label = "";
   switch (quantity) {
     case Quantity::GpuJunctionTemperature:
-      return {"GPU junction temperature", "°C", 1.0, -273.15};
+      label = "GPU junction temperature";
+      break;
     case Quantity::RackPower:
-      return {"Rack power", "kW", 1e-3, 0.0};
+      label = "Rack power";
+      break;
     case Quantity::CoolantTemperature:
-      return {"Coolant temperature", "°C", 1.0, -273.15};
+      label = "Coolant temperature";
+      break;
     case Quantity::CoolantFlow:
-      return {"Coolant flow", "L/min", 60000.0, 0.0};
+      label = "Coolant flow";
+      break;
+    case Quantity::DesignMarginUsed:
+      label = "Design margin used (tightest limit)";
+      break;
   }
-  return {"", "", 1.0, 0.0};
+  // Rack powers read in kW however small the values at a given moment.
+  if (quantity == Quantity::RackPower) magnitude = std::max(magnitude, 1e3);
+  const core::DisplayUnit unit =
+      core::displayUnitFor(viz::quantityInfo(quantity).unit, units, magnitude);
+  return {label, unitText(unit.unit), unit.scale, unit.offset};
 }
 
 Quantities::Quantities(const core::SiteSpec& site, const ResultStore& store) : store_(store) {
@@ -135,6 +156,8 @@ Quantities::Selection Quantities::select(const std::string& entity, EntityKind k
         use("rack", "V_flow", Aggregate::Sum, prefixes);
       }
       break;
+    case Quantity::DesignMarginUsed:
+      break;  // not a recorded series: one value per run, from the result's /limits (the scene)
   }
   return selection;
 }

@@ -6,25 +6,33 @@
 #include <cstddef>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "ResultStore.hpp"
 #include "racktwin/core/SiteSpec.hpp"
+#include "racktwin/core/Units.hpp"
 #include "racktwin/viz/Quantity.hpp"
 
 namespace racktwin::gui {
 
 using viz::Quantity;
 
-/// How the window shows a quantity (the scene's legend keeps SI units).
+/// How the window shows a quantity: the unit core::displayUnitFor gives for the unit system and
+/// the size of the values (the scene's legend follows the same rule), so a temperature reads in
+/// the same unit in the charts, the details and the legend.
 struct QuantityDisplay {
-  const char* label;  // "GPU junction temperature"
-  const char* unit;   // display unit, "°C"
-  double scale;       // display = SI * scale + offset
-  double offset;
+  const char* label;   // "GPU junction temperature"
+  std::string unit;    // display unit as people write it, "°C", "kW", "gpm"
+  double scale = 1.0;  // display = SI * scale + offset
+  double offset = 0.0;
 };
-QuantityDisplay display(Quantity quantity);
+/// `magnitude`: the largest absolute SI value to show (chooses W, kW or MW); 0 when unknown.
+QuantityDisplay display(Quantity quantity, core::UnitSystem units = core::UnitSystem::SI,
+                        double magnitude = 0.0);
+/// A unit as people write it: degC -> °C, degF -> °F; others as they are.
+std::string unitText(std::string_view unit);
 
 /// Kinds of entity in the site tree.
 enum class EntityKind : int { Site, Row, Rack, Tray, Chip, Cdu, Ring, Feed, Facility, Group };

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "racktwin/core/OutputDetail.hpp"
+#include "racktwin/scenarios/OutputPlan.hpp"
 #include "racktwin/scenarios/Twin.hpp"
 #include "racktwin/viz/LiveFrames.hpp"
 #include "racktwin/viz/SiteGeometry.hpp"
@@ -44,8 +46,9 @@ void SimulationWorker::open() {
     geometry_ = std::make_unique<viz::SiteGeometry>(viz::SiteGeometry::build(twin_->site()));
     live_ = std::make_unique<viz::LiveFrames>(*geometry_, twin_->layout());
     sink_ = std::make_unique<ForwardSink>(*live_);
+    detail_ = std::make_unique<core::DetailSink>(scenarios::detailPlanOf(twin_->site()), *sink_);
     twin_->addSink(*live_);
-    twin_->addSink(*sink_);
+    twin_->addSink(*detail_);
     twin_->initialize();
     emit opened(sink_->opened);
     flush();

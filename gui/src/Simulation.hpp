@@ -17,6 +17,9 @@
 namespace racktwin::scenarios {
 class Twin;
 }
+namespace racktwin::core {
+class DetailSink;
+}
 namespace racktwin::viz {
 class LiveFrames;
 class SiteGeometry;
@@ -77,6 +80,9 @@ class SimulationWorker : public QObject {
   std::unique_ptr<viz::SiteGeometry> geometry_;
   std::unique_ptr<viz::LiveFrames> live_;  // reduces each sample to a scene frame
   std::unique_ptr<ForwardSink> sink_;      // added after live_, so it sees the sample's frame
+  // The result's level of detail between the twin and sink_: the window keeps what a batch run
+  // would write (every GPU on a small site, aggregates on a large one: core/OutputDetail.hpp).
+  std::unique_ptr<core::DetailSink> detail_;
   double target_ = 0.0;
   bool slice_queued_ = false;
   bool done_ = false;

@@ -10,6 +10,10 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 namespace racktwin::gui {
 
 namespace {
@@ -163,7 +167,50 @@ WhatIfPanel::WhatIfPanel(QWidget* parent) : QWidget(parent) {
   setLive(false);
 }
 
+namespace {
+
+/// The CDU of each rack: its own, or on a ring the CDU tap nearest to the rack's tap (either way
+/// around the ring; the first in ring order on a tie).
+std::map<QString, QString> cduOfRack(const core::SiteSpec& site) {
+  std::map<QString, QString> cdu_of;
+  std::vector<std::string> cdus;
+  for (const core::CduSpec& cdu : site.cdus)
+    cdus.push_back(cdu.id.str());
+  for (const core::RackSpec& rack : site.racks)
+    if (!rack.cdu.empty())
+      cdu_of[QString::fromStdString(rack.id.str())] = QString::fromStdString(rack.cdu);
+  for (const core::SecondaryRingSpec& ring : site.rings) {
+    const std::vector<std::string>& taps = ring.taps;
+    for (std::size_t k = 0; k < taps.size(); ++k) {
+      std::size_t best = taps.size();
+      std::size_t best_distance = taps.size();
+      for (std::size_t j = 0; j < taps.size(); ++j) {
+        if (std::find(cdus.begin(), cdus.end(), taps[j]) == cdus.end()) continue;
+        const std::size_t d = k > j ? k - j : j - k;
+        const std::size_t around = std::min(d, taps.size() - d);
+        if (around < best_distance) best = j, best_distance = around;
+      }
+      if (best < taps.size() && std::find(cdus.begin(), cdus.end(), taps[k]) == cdus.end())
+        cdu_of[QString::fromStdString(taps[k])] = QString::fromStdString(taps[best]);
+    }
+  }
+  return cdu_of;
+}
+
+}  // namespace
+
+void WhatIfPanel::follow(const QString& id, const QString& rack) {
+  if (cdu_->findText(id) >= 0) {
+    selectCdu(id);
+    return;
+  }
+  if (rack.isEmpty()) return;
+  selectRack(rack);
+  if (const auto it = cdu_of_rack_.find(rack); it != cdu_of_rack_.end()) selectCdu(it->second);
+}
+
 void WhatIfPanel::setSite(const core::SiteSpec& site) {
+  cdu_of_rack_ = cduOfRack(site);
   cdu_->clear();
   for (const core::CduSpec& cdu : site.cdus)
     cdu_->addItem(QString::fromStdString(cdu.id.str()));

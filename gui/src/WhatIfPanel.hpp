@@ -4,6 +4,8 @@
 #include <QString>
 #include <QWidget>
 
+#include <map>
+
 #include "racktwin/core/SiteSpec.hpp"
 
 class QComboBox;
@@ -33,6 +35,10 @@ class WhatIfPanel : public QWidget {
   core::EventSpec faultEvent(core::EventKind kind) const;
   void selectCdu(const QString& id);
   void selectRack(const QString& id);
+  /// The targets follow what the user picked: a CDU is the CDU target; a rack, or anything in
+  /// it (`rack` is that rack's id), becomes the rack target and its CDU the CDU target (on a
+  /// ring, the ring's CDU nearest to the rack's tap). Other entities change nothing.
+  void follow(const QString& id, const QString& rack);
 
  signals:
   void eventRequested(racktwin::core::EventSpec event, QString description);
@@ -50,6 +56,7 @@ class WhatIfPanel : public QWidget {
   QDoubleSpinBox* power_cap_;
   QListWidget* log_;
   QWidget* controls_;
+  std::map<QString, QString> cdu_of_rack_;  // rack id -> the CDU a what-if on it should reach
 };
 
 /// "pump trip on row1/cdu1", "facility supply 35.0 °C": the event in a user's words.

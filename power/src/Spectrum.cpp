@@ -37,30 +37,60 @@ void fft(std::vector<std::complex<double>>& a) {
   }
 }
 
+/// The mean-removed, Hann-windowed series and its zero-padded FFT.
+struct WindowedFft {
+  std::vector<std::complex<double>> a;  // FFT of the windowed series, size a power of two
+  std::vector<double> windowed;         // (x - mean) * w, the n samples
+  double window_sum = 0.0;
+  double mean = 0.0;
+};
+
+WindowedFft windowedFft(std::span<const double> x) {
+  WindowedFft out;
+  const std::size_t n = x.size();
+  for (double v : x)
+    out.mean += v;
+  out.mean /= static_cast<double>(n);
+  std::size_t size = 1;
+  while (size < n)
+    size <<= 1;
+  out.a.assign(size, {0.0, 0.0});
+  out.windowed.resize(n);  // mean removed, Hann window (periodic over the n samples)
+  for (std::size_t i = 0; i < n; ++i) {
+    const double w =
+        0.5 - 0.5 * std::cos(2.0 * kPi * static_cast<double>(i) / static_cast<double>(n));
+    out.window_sum += w;
+    out.windowed[i] = (x[i] - out.mean) * w;
+    out.a[i] = out.windowed[i];
+  }
+  fft(out.a);
+  return out;
+}
+
 }  // namespace
+
+AmplitudeSpectrum amplitudeSpectrum(std::span<const double> x, double dt) {
+  AmplitudeSpectrum spectrum;
+  if (x.size() < 8 || !(dt > 0.0)) return spectrum;
+  const WindowedFft w = windowedFft(x);
+  const std::size_t size = w.a.size();
+  for (std::size_t k = 1; k <= size / 2; ++k) {
+    spectrum.frequency.push_back(static_cast<double>(k) / (static_cast<double>(size) * dt));
+    spectrum.amplitude.push_back(2.0 * std::abs(w.a[k]) / w.window_sum);
+  }
+  return spectrum;
+}
 
 SpectralPeak dominantOscillation(std::span<const double> x, double dt) {
   SpectralPeak peak;
   const std::size_t n = x.size();
   if (n < 8 || !(dt > 0.0)) return peak;
-  double mean = 0.0;
-  for (double v : x)
-    mean += v;
-  mean /= static_cast<double>(n);
-  std::size_t size = 1;
-  while (size < n)
-    size <<= 1;
-  std::vector<std::complex<double>> a(size);
-  std::vector<double> windowed(n);  // mean removed, Hann window (periodic over the n samples)
-  double window_sum = 0.0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double w =
-        0.5 - 0.5 * std::cos(2.0 * kPi * static_cast<double>(i) / static_cast<double>(n));
-    window_sum += w;
-    windowed[i] = (x[i] - mean) * w;
-    a[i] = windowed[i];
-  }
-  fft(a);
+  const WindowedFft w = windowedFft(x);
+  const std::vector<std::complex<double>>& a = w.a;
+  const std::vector<double>& windowed = w.windowed;
+  const double window_sum = w.window_sum;
+  const double mean = w.mean;
+  const std::size_t size = a.size();
   std::size_t best = 0;
   double best_magnitude = 0.0;
   for (std::size_t k = 1; k <= size / 2; ++k) {

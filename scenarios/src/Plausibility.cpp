@@ -236,6 +236,37 @@ Plausibility plausibility(core::Dimension d, Kind k) {
       p.engineering.min = 0.8;
       p.engineering.min_reason = "below 80 %, the 80 PLUS base level";
       return p;
+    case Kind::RackPitch:
+      p.physical.min = 0.3;
+      p.physical.min_reason = "narrower than any equipment rack";
+      p.physical.max = 5.0;
+      p.physical.max_reason = "wider than any rack with its side panels";
+      p.engineering.min = 0.5;
+      p.engineering.min_reason = "narrower than a 19-inch rack (about 0.6 m wide with its frame)";
+      p.engineering.max = 1.2;
+      p.engineering.max_reason = "wider than the widest common racks (0.6-0.8 m)";
+      return p;
+    case Kind::RowPitch:
+      p.physical.min = 0.5;
+      p.physical.min_reason = "shallower than any rack";
+      p.physical.max = 100.0;
+      p.physical.max_reason = "rows that far apart are in different rooms";
+      p.engineering.min = 2.4;
+      p.engineering.min_reason =
+          "a 1.2 m deep rack plus less than 1.2 m of aisle (hot and cold aisles are 1.2 m or more)";
+      p.engineering.max = 8.0;
+      p.engineering.max_reason = "more than twice the usual 3.6 m between rows";
+      return p;
+    case Kind::AisleWidth:
+      p.physical.min = 0.0;
+      p.physical.min_reason = "a width cannot be negative";
+      p.physical.max = 1000.0;
+      p.physical.max_reason = "wider than any building";
+      p.engineering.min = 0.9;
+      p.engineering.min_reason = "narrower than an egress aisle (36 in, 0.91 m)";
+      p.engineering.max = 30.0;
+      p.engineering.max_reason = "wider than a service corridor: halls are separate rooms";
+      return p;
   }
   return generic(d);
 }

@@ -31,6 +31,9 @@ enum class Kind : std::uint8_t {
   PumpSpeed,                 // running speed of a pump, fraction of rated
   PumpEfficiency,            // pump wire-to-water efficiency
   ConverterEfficiency,       // PSU or UPS efficiency points
+  RackPitch,                 // floor plan: centre distance of two racks of a row
+  RowPitch,                  // floor plan: distance between two rows of a bay
+  AisleWidth,                // floor plan: cross aisle between two bays of rows
 };
 
 /// A range [min, max] and why it is what it is; an absent bound is unlimited.

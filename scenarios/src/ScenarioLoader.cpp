@@ -17,6 +17,7 @@
 #include "ComponentLoader.hpp"
 #include "GpuTrace.hpp"
 #include "InputPaths.hpp"
+#include "LayoutOutputLoader.hpp"
 #include "NetworkLoader.hpp"
 #include "RatingsLoader.hpp"
 #include "RequestTrace.hpp"
@@ -1164,7 +1165,8 @@ void requireWholeSteps(const MapReader& m, std::string_view key, double value, d
 
 core::SimulationSpec readSimulation(const MapReader& r, const SimulationOverrides& o) {
   const MapReader m =
-      r.map("simulation", {"duration", "step", "substeps", "record_interval", "seed"});
+      r.map("simulation", {"duration", "step", "substeps", "record_interval", "seed",
+                           "control_step"});
   core::SimulationSpec s;
   s.step = m.quantityOr("step", Dimension::Time, 1.0, Check::Positive);
   s.duration = m.quantity("duration", Dimension::Time, Check::Positive, Kind::RunLength);
@@ -1208,6 +1210,20 @@ core::SimulationSpec readSimulation(const MapReader& r, const SimulationOverride
     m.fail("record_interval", "must not exceed the duration (" + seconds(s.duration) + ")");
   }
   s.seed = m.unsignedIntegerOr("seed", 0);
+  // The cooling controllers' sampling: 2 s by default; coarser for annual studies.
+  s.control_step = m.quantityOr("control_step", Dimension::Time, 2.0, Check::Positive);
+  if (s.control_step > 3600.0) {
+    m.fail("control_step", "must be at most 1 h: the CDU and pump PIs cannot hold a loop "
+                           "sampled once an hour");
+  }
+  if (s.control_step > 10.0) {
+    const core::SourceLocation at = m.whereValue("control_step");
+    detail::addWarning(at.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.column)
+                           + ": key '" + m.keyPath("control_step") + "'",
+                       seconds(s.control_step)
+                           + " is above 10 s: the CDU valve and pump PIs can overshoot at coarser "
+                             "sampling (the shipped halls are checked up to 10 s)");
+  }
   m.finish();
   return s;
 }
@@ -2249,7 +2265,8 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   const MapReader r = MapReader::root(
       doc, {"racktwin_scenario", "name", "description", "allow_outside_paths", "data_dir",
             "simulation", "coolant", "facility_water", "ambient", "room", "cdus", "rings", "racks",
-            "workload", "scheduler", "electrical", "events", "air_plant", "networks"});
+            "workload", "scheduler", "electrical", "events", "air_plant", "layout", "output",
+            "networks"});
   if (!r.has("racktwin_scenario")) {
     r.fail("racktwin_scenario",
            "required key is missing; a scenario file starts with "
@@ -2329,6 +2346,8 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   site.rings = readRings(
       r, site.cdus, site.racks, rack_origins, site.secondary_coolant, ids,
       detail::readNetworks(r, site.cdus, site.racks, site.secondary_coolant, network_ids));
+  detail::readLayout(r, site);  // rows and halls (LayoutOutputLoader.cpp)
+  detail::readOutput(r, site);
   readWorkload(r, site, ids, lib.root());
   // The power tree above the racks, and the GB300 power smoothing (ElectricalLoader.cpp).
   readElectrical(r, lib.root(), site);

@@ -7,7 +7,10 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
+#include "ValidationRecord.hpp"
 #include "racktwin/core/SiteSpec.hpp"
 #include "racktwin/core/Units.hpp"
 #include "racktwin/thermal/Coolant.hpp"
@@ -34,13 +37,39 @@ struct Tolerance {
   double k;
 };
 
-void checkRow(const Coolant& coolant, const Row& row, const Tolerance& tol) {
+/// Worst relative error of each property over a table.
+struct Worst {
+  racktwin::test::WorstError rho, cp, mu, k;
+};
+
+void checkRow(const Coolant& coolant, const Row& row, const Tolerance& tol,
+              Worst* worst = nullptr) {
   INFO(coolant.name() << " at " << row.T_degC << " degC");
   const CoolantProperties p = coolant.at(fromCelsius(row.T_degC));
   CHECK(p.rho == Approx(row.rho).epsilon(tol.rho));
   CHECK(p.cp == Approx(row.cp).epsilon(tol.cp));
   CHECK(p.mu == Approx(row.mu).epsilon(tol.mu));
   CHECK(p.k == Approx(row.k).epsilon(tol.k));
+  if (worst == nullptr) return;
+  worst->rho.add(p.rho, row.rho, true);
+  worst->cp.add(p.cp, row.cp, true);
+  worst->mu.add(p.mu, row.mu, true);
+  worst->k.add(p.k, row.k, true);
+}
+
+/// One validation record per property of a table.
+void recordTable(const char* component, const char* test_name, const char* reference,
+                 const Worst& worst, const Tolerance& tol) {
+  const std::pair<const char*, std::pair<double, double>> properties[] = {
+      {"density", {tol.rho, worst.rho.value()}},
+      {"specific heat capacity", {tol.cp, worst.cp.value()}},
+      {"dynamic viscosity", {tol.mu, worst.mu.value()}},
+      {"thermal conductivity", {tol.k, worst.k.value()}}};
+  for (const auto& [property, numbers] : properties) {
+    racktwin::test::recordValidation({component, std::string(property) + " from 20 to 60 degC",
+                                      reference, "coolant-properties.md", test_name, "1", true,
+                                      numbers.first, numbers.second});
+  }
 }
 
 }  // namespace
@@ -54,7 +83,7 @@ TEST_CASE("propylene glycol matches the NREL SecondaryCoolantProps check values"
   checkRow(Coolant::propyleneGlycol(0.40), {20.0, 1032.3, 3706.7, 4.3838e-3, 0.40026}, tol);
 }
 
-TEST_CASE("PG25 matches the reference table from 20 to 60 degC", "[coolant]") {
+TEST_CASE("PG25 matches the reference table from 20 to 60 degC", "[coolant][validation]") {
   // gb300_nvl72.md section 3, PG25 columns (Melinder 2010 as coded in IBPSA
   // SecondaryFluid.PropyleneGlycolWater).
   const std::array<Row, 9> table{{
@@ -70,11 +99,16 @@ TEST_CASE("PG25 matches the reference table from 20 to 60 degC", "[coolant]") {
   }};
   const Coolant pg25 = Coolant::propyleneGlycol(0.25);
   CHECK(pg25.name() == "PG25");
+  const Tolerance tol{0.001, 0.003, 0.02, 0.01};
+  Worst worst;
   for (const Row& row : table)
-    checkRow(pg25, row, {0.001, 0.003, 0.02, 0.01});
+    checkRow(pg25, row, tol, &worst);
+  recordTable("Coolant properties: PG25 (25 % propylene glycol)",
+              "PG25 matches the reference table from 20 to 60 degC",
+              "Melinder (2010) polynomials as coded in IBPSA's PropyleneGlycolWater", worst, tol);
 }
 
-TEST_CASE("water matches IAPWS from 20 to 60 degC", "[coolant]") {
+TEST_CASE("water matches IAPWS from 20 to 60 degC", "[coolant][validation]") {
   // gb300_nvl72.md section 3, water columns at 3 bar: IAPWS-95 density and heat capacity,
   // IAPWS 2008 viscosity, IAPWS 2011 conductivity.
   const std::array<Row, 9> table{{
@@ -90,8 +124,14 @@ TEST_CASE("water matches IAPWS from 20 to 60 degC", "[coolant]") {
   }};
   const Coolant water = Coolant::water();
   CHECK(water.name() == "water");
+  const Tolerance tol{0.0005, 0.002, 0.01, 0.01};
+  Worst worst;
   for (const Row& row : table)
-    checkRow(water, row, {0.0005, 0.002, 0.01, 0.01});
+    checkRow(water, row, tol, &worst);
+  recordTable("Coolant properties: water", "water matches IAPWS from 20 to 60 degC",
+              "IAPWS-95 (density, heat capacity), IAPWS 2008 (viscosity), IAPWS 2011 "
+              "(conductivity), at 3 bar",
+              worst, tol);
 }
 
 TEST_CASE("water is densest near 4 degC", "[coolant]") {

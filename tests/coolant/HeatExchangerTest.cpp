@@ -8,6 +8,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "ValidationRecord.hpp"
 #include "racktwin/thermal/HeatExchanger.hpp"
 
 using racktwin::thermal::counterFlowEffectiveness;
@@ -65,7 +66,7 @@ Outlets integrateCounterFlow(double UA, double C_hot, double C_cold, double T_ho
 
 }  // namespace
 
-TEST_CASE("counter-flow effectiveness matches the textbook table", "[coolant][hx]") {
+TEST_CASE("counter-flow effectiveness matches the textbook table", "[coolant][hx][validation]") {
   // Incropera & DeWitt, counter-flow relation (Table 11.3), tabulated in validation.md.
   const std::array<double, 4> NTU{0.5, 1.0, 2.0, 5.0};
   const std::array<double, 5> Z{0.0, 0.25, 0.5, 0.75, 1.0};
@@ -75,12 +76,19 @@ TEST_CASE("counter-flow effectiveness matches the textbook table", "[coolant][hx
       {.8647, .8228, .7746, .7218, .6667},
       {.9933, .9823, .9572, .9088, .8333},
   }};
+  racktwin::test::WorstError worst;
   for (std::size_t i = 0; i < NTU.size(); ++i) {
     for (std::size_t j = 0; j < Z.size(); ++j) {
       INFO("NTU " << NTU[i] << ", Z " << Z[j]);
       CHECK(counterFlowEffectiveness(NTU[i], Z[j]) == Approx(eps[i][j]).margin(1e-4));
+      worst.add(counterFlowEffectiveness(NTU[i], Z[j]), eps[i][j]);
     }
   }
+  racktwin::test::recordValidation(
+      {"Counter-flow heat exchanger (effectiveness-NTU)",
+       "Effectiveness at NTU 0.5, 1, 2, 5 and capacity ratio 0, 0.25, 0.5, 0.75, 1 (20 points)",
+       "Incropera and DeWitt, Table 11.3 (counter flow), to 4 decimals", "effectiveness-ntu.md",
+       "counter-flow effectiveness matches the textbook table", "1", false, 1e-4, worst.value()});
 }
 
 TEST_CASE("counter-flow effectiveness limits", "[coolant][hx]") {

@@ -1,5 +1,6 @@
 // Live what-if: a pump trip injected from the window's fault button, against the same run
 // without it; and the window stays responsive while the twin runs in its thread.
+#include <QListWidget>
 #include <QPushButton>
 #include <QTest>
 #include <QTimer>
@@ -13,6 +14,8 @@
 #include "GuiTestApp.hpp"
 #include "MainWindow.hpp"
 #include "WhatIfPanel.hpp"
+#include "racktwin/scenarios/ScenarioLoader.hpp"
+#include "racktwin/viz/SiteGeometry.hpp"
 
 using namespace racktwin::gui;
 
@@ -165,4 +168,95 @@ TEST_CASE("Pausing the training job from the workload-mix buttons idles the rack
                             << after_max << " W");
   CHECK(paused_max < 0.5 * before_max);
   CHECK(after_max == Approx(before_max).epsilon(0.05));
+}
+
+TEST_CASE("The what-if targets follow the picked component: a rack's pump trip goes to its CDU",
+          "[gui]") {
+  // Issue 20: after picking a rack in row 4 the CDU box stayed on row 1's CDU, so a pump trip
+  // went to the wrong CDU.
+  test::ensureApplication();
+  MainWindow window;
+  window.resize(1200, 760);
+  REQUIRE(window.openScenario(test::sourcePath("scenarios/cluster-64-racks.yaml")));
+  window.show();
+  REQUIRE(QTest::qWaitForWindowExposed(&window));
+  // The scenario records every 10 s: run to a record time.
+  REQUIRE(window.runTo(10.0));
+  test::settle(100);
+  const auto trip_target = [&] {
+    return window.whatIf()->faultEvent(racktwin::core::EventKind::PumpTrip).target;
+  };
+  // Picked in the 3D view: the first rack outside row 1 that a click at its position selects.
+  const racktwin::viz::SiteGeometry& geometry = *window.geometry();
+  QString picked;
+  for (std::size_t r = 0; r < geometry.rackCount() && picked.isEmpty(); ++r) {
+    const QString id = QString::fromStdString(geometry.racks()[r].id);
+    if (id.startsWith("row1/")) continue;
+    const QPoint vtk = window.rackDisplayPosition(id);
+    if (window.pickAt(vtk.x(), vtk.y()) == id) picked = id;
+  }
+  REQUIRE_FALSE(picked.isEmpty());
+  const std::string row = picked.section('/', 0, 0).toStdString();
+  INFO("picked " << picked.toStdString());
+  CHECK(trip_target() == row + "/cdu1");
+  // Chosen in the tree: a rack in row 4, then one of its GPUs, then another row's CDU itself.
+  REQUIRE(window.selectEntity("row4/rack03"));
+  CHECK(trip_target() == "row4/cdu1");
+  CHECK(window.whatIf()->powerCapEvent().target == "row4/rack03");
+  REQUIRE(window.selectEntity("row6/rack02/tray05/gpu1"));
+  CHECK(trip_target() == "row6/cdu1");
+  CHECK(window.whatIf()->powerCapEvent().target == "row6/rack02");
+  REQUIRE(window.selectEntity("row7/cdu1"));
+  CHECK(trip_target() == "row7/cdu1");
+
+  // The buttons a user presses apply there: the log names row 4's CDU, and failing the CDU stops
+  // row 4's pumps while row 1's run on.
+  REQUIRE(window.selectEntity("row4/rack03"));
+  const auto button = [&](racktwin::core::EventKind kind) {
+    auto* found =
+        window.whatIf()->findChild<QPushButton*>(QString("fault_%1").arg(static_cast<int>(kind)));
+    REQUIRE(found != nullptr);
+    return found;
+  };
+  QTest::mouseClick(button(racktwin::core::EventKind::PumpTrip), Qt::LeftButton);
+  QTest::mouseClick(button(racktwin::core::EventKind::CduLoss), Qt::LeftButton);
+  auto* log = window.whatIf()->findChild<QListWidget*>();
+  REQUIRE(log != nullptr);
+  REQUIRE(log->count() == 2);
+  CHECK(log->item(0)->text().endsWith("pump trip on row4/cdu1"));
+  CHECK(log->item(1)->text().endsWith("CDU loss on row4/cdu1"));
+  REQUIRE(window.runTo(20.0));
+  const auto pumps = window.store().find("cdu", "pumps_running");
+  REQUIRE(pumps);
+  const auto& channel = window.store().channels()[*pumps];
+  const std::size_t last = window.store().samples() - 1;
+  const double row4 = window.store().value(last, *pumps, channel.column_of.at("row4/cdu1"));
+  const double row1 = window.store().value(last, *pumps, channel.column_of.at("row1/cdu1"));
+  CHECK(row4 == 0.0);
+  CHECK(row1 > 0.0);
+}
+
+TEST_CASE("On a ring, a rack's what-if CDU is the ring's CDU nearest to its tap", "[gui]") {
+  test::ensureApplication();
+  MainWindow window;
+  REQUIRE(window.openScenario(test::sourcePath("scenarios/ring-16-racks.yaml")));
+  const racktwin::core::SiteSpec site = racktwin::scenarios::loadScenario(
+      test::sourcePath("scenarios/ring-16-racks.yaml").toStdString());
+  REQUIRE(site.rings.size() == 1);
+  const std::vector<std::string>& taps = site.rings.front().taps;
+  for (std::size_t k = 0; k < taps.size(); ++k) {
+    if (taps[k].find("rack") == std::string::npos) continue;
+    REQUIRE(window.selectEntity(QString::fromStdString(taps[k])));
+    const std::string cdu = window.whatIf()->faultEvent(racktwin::core::EventKind::PumpTrip).target;
+    // The chosen CDU is a tap of the ring, and none is nearer around it.
+    const auto at = std::find(taps.begin(), taps.end(), cdu);
+    REQUIRE(at != taps.end());
+    const auto distance = [&](std::size_t a, std::size_t b) {
+      const std::size_t d = a > b ? a - b : b - a;
+      return std::min(d, taps.size() - d);
+    };
+    const std::size_t chosen = distance(k, static_cast<std::size_t>(at - taps.begin()));
+    for (std::size_t j = 0; j < taps.size(); ++j)
+      if (taps[j].find("cdu") != std::string::npos) CHECK(chosen <= distance(k, j));
+  }
 }

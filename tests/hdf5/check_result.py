@@ -6,7 +6,11 @@ Usage: check_result.py [--allow-incomplete] FILE.h5
 Checks the layout documented in core/include/racktwin/core/Hdf5Result.hpp: root attributes,
 /scenario/text, the `complete` flag, /time, and for every float dataset its `units`,
 `description`, `aggregation` and `interval` attributes (a `max` dataset beside its sampled
-sibling of the same shape), finiteness and shape. Prints one line per problem and exits 1 if there
+sibling of the same shape), finiteness and shape. Aggregates over entities
+(`<group>_by_<level>/<name>.<statistic>`, `<group>_hottest/...`) carry `statistic` and `source`:
+their source dataset exists with the same aggregation (a mean over GPUs of means is a mean), an
+argmax or hottest index is a whole number that indexes /entities/<group>, and a `max` aggregate's
+sibling is the aggregate of the sampled channel with the same statistic. Prints one line per problem and exits 1 if there
 is any; otherwise prints a one-line summary and exits 0. Needs /usr/bin/python3 (h5py, numpy).
 """
 import argparse
@@ -22,6 +26,36 @@ BLOCK_VALUES = 1 << 22
 def is_text(value):
     """True for a variable-length UTF-8 string attribute, which h5py returns as str."""
     return isinstance(value, str)
+
+
+def check_aggregate(f, ds, statistic, aggregation):
+    """The rules of an aggregate over entities (core/OutputDetail.hpp)."""
+    path = ds.name
+    problems = []
+    if statistic not in ("mean", "max", "argmax", "hottest", "hottest_index"):
+        return [f"{path}: statistic {statistic!r} is none of mean, max, argmax, hottest, "
+                f"hottest_index"]
+    source_path = ds.attrs.get("source")
+    if not is_text(source_path) or not source_path.startswith("/"):
+        return [f"{path}: attribute 'source' is {source_path!r}, expected a dataset path"]
+    # The source is written when any of its entities keep their own columns.
+    source = f.get(source_path)
+    source_aggregation = source.attrs.get("aggregation") if isinstance(source, h5py.Dataset) \
+        else aggregation
+    if statistic in ("mean", "max", "hottest") and aggregation != source_aggregation:
+        problems.append(f"{path}: aggregation {aggregation!r}, its source {source_aggregation!r}")
+    if statistic == "mean" and source_aggregation == "max":
+        problems.append(f"{path}: a mean over entities of interval maxima")
+    if statistic in ("argmax", "hottest_index"):
+        group = ds.parent.name.lstrip("/").split("_by_")[0].split("_hottest")[0]
+        entities = f.get(f"entities/{group}")
+        if not isinstance(entities, h5py.Dataset):
+            return problems + [f"{path}: /entities/{group} is missing"]
+        values = ds[()]
+        if values.size and (not np.all(values == np.floor(values)) or values.min() < 0
+                            or values.max() >= entities.shape[0]):
+            problems.append(f"{path}: indices outside /entities/{group}")
+    return problems
 
 
 def check_file(f, allow_incomplete):
@@ -91,9 +125,15 @@ def check_file(f, allow_incomplete):
                                 f"'mean', 'sample' or 'max'")
             if not is_text(ds.attrs.get("interval")) or not ds.attrs.get("interval"):
                 problems.append(f"{path}: attribute 'interval' is missing or empty")
+            statistic = ds.attrs.get("statistic")
+            name = ds.name.rsplit("/", 1)[1]
+            if statistic is not None:
+                problems += check_aggregate(f, ds, statistic, aggregation)
             if aggregation == "max":
-                sibling = ds.parent.get(ds.name.rsplit("/", 1)[1][:-len("_max")])
-                if not ds.name.endswith("_max") or not isinstance(sibling, h5py.Dataset):
+                base, _, suffix = name.partition(".")
+                sibling_name = base[:-len("_max")] + ("." + suffix if suffix else "")
+                sibling = ds.parent.get(sibling_name)
+                if not base.endswith("_max") or not isinstance(sibling, h5py.Dataset):
                     problems.append(f"{path}: a 'max' dataset without its sampled sibling")
                 elif sibling.shape != ds.shape:
                     problems.append(f"{path}: shape {ds.shape}, its sibling {sibling.shape}")

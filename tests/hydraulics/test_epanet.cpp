@@ -7,6 +7,7 @@
 #include <string>
 
 #include "RunProgram.hpp"
+#include "ValidationRecord.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/scenarios/EpanetInput.hpp"
 
@@ -39,7 +40,7 @@ void checkMassBalance(const scenarios::EpanetModel& model,
 
 }  // namespace
 
-TEST_CASE("Net1 at t = 1 h reproduces EPANET's stored results", "[hydraulics]") {
+TEST_CASE("Net1 at t = 1 h reproduces EPANET's stored results", "[hydraulics][validation]") {
   // EPANET tests/outfile/test_output.cpp via validation.md: flows (GPM) at t = 1 h in link order
   // 10, 11, 12, 21, 22, 31, 110, 111, 112, 113, 121, 122 and pump 9; node 11 head and pressure.
   // Tank 2 is held at its EPANET head at t = 1 h, 973.06814 ft (validation.md).
@@ -55,16 +56,34 @@ TEST_CASE("Net1 at t = 1 h reproduces EPANET's stored results", "[hydraulics]") 
                            40.464489, -748.58112, 478.15378, 191.73459, 30.111609,
                            140.46449, 59.535515,  1848.5812};
   REQUIRE(model.links.size() == 13);
+  test::WorstError flow;
   for (std::size_t i = 0; i < 13; ++i) {
     INFO("link " << ids[i]);
     REQUIRE(model.links[i].id == ids[i]);
     CHECK(solution.flow[i] == Approx(epanet[i]).margin(1e-3));
+    flow.add(solution.flow[i], epanet[i]);
   }
   const auto node11 = model.findNode("11");
   REQUIRE(node11);
   CHECK(solution.head[*node11] == Approx(987.98358).margin(1e-3));
   CHECK(solution.pressure[*node11] == Approx(120.45029).margin(1e-3));
   checkMassBalance(model, solution);
+  const char* name = "Net1 at t = 1 h reproduces EPANET's stored results";
+  test::recordValidation({"Hydraulic network solver (global gradient algorithm)",
+                          "EPANET Net1 at t = 1 h, tank 2 held at its level then: 13 link flows",
+                          "EPANET 2.2 stored results", "epanet-net1.md", name, "GPM", false, 1e-3,
+                          flow.value()});
+  test::WorstError node;
+  node.add(solution.head[*node11], 987.98358);
+  test::recordValidation({"Hydraulic network solver (global gradient algorithm)",
+                          "EPANET Net1 at t = 1 h: head at node 11", "EPANET 2.2 stored results",
+                          "epanet-net1.md", name, "ft", false, 1e-3, node.value()});
+  test::WorstError pressure;
+  pressure.add(solution.pressure[*node11], 120.45029);
+  test::recordValidation({"Hydraulic network solver (global gradient algorithm)",
+                          "EPANET Net1 at t = 1 h: pressure at node 11",
+                          "EPANET 2.2 stored results", "epanet-net1.md", name, "psi", false, 1e-3,
+                          pressure.value()});
 }
 
 TEST_CASE("Net1, Net2 and Net3 converge with continuity at every junction", "[hydraulics]") {
@@ -130,7 +149,7 @@ TEST_CASE("A looped grid from gen_grid_inp.py converges with continuity", "[hydr
 }
 
 TEST_CASE("Net1 simulated over its first hour reaches EPANET's tank level and stored results",
-          "[hydraulics]") {
+          "[hydraulics][validation]") {
   // validation.md: the tank levels at t = 1 h come from simulating the first hour (EPANET's
   // explicit tank update); EPANET's stored results give tank 2 at 973.06814 ft, node 11 at
   // 987.98358 ft and the link flows below at t = 1 h.
@@ -145,10 +164,23 @@ TEST_CASE("Net1 simulated over its first hour reaches EPANET's tank level and st
   const double epanet[] = {1848.5812, 1220.4274,  130.11162, 187.6893,  119.8884,
                            40.464489, -748.58112, 478.15378, 191.73459, 30.111609,
                            140.46449, 59.535515,  1848.5812};
+  test::WorstError flow, level;
+  level.add(solution.head[*tank], 973.06814);
   for (std::size_t i = 0; i < 13; ++i) {
     INFO("link " << model.links[i].id);
     CHECK(solution.flow[i] == Approx(epanet[i]).margin(1e-3));
+    flow.add(solution.flow[i], epanet[i]);
   }
+  const char* name =
+      "Net1 simulated over its first hour reaches EPANET's tank level and stored results";
+  test::recordValidation({"Extended-period hydraulics (explicit tank update)",
+                          "EPANET Net1 simulated from 0 to 1 h: head of tank 2",
+                          "EPANET 2.2 stored results", "epanet-net1.md", name, "ft", false, 1e-3,
+                          level.value()});
+  test::recordValidation({"Extended-period hydraulics (explicit tank update)",
+                          "EPANET Net1 simulated from 0 to 1 h: 13 link flows",
+                          "EPANET 2.2 stored results", "epanet-net1.md", name, "GPM", false, 1e-3,
+                          flow.value()});
   const auto node11 = model.findNode("11");
   CHECK(solution.head[*node11] == Approx(987.98358).margin(1e-3));
   checkMassBalance(model, solution);

@@ -2,6 +2,7 @@
 #include <unistd.h>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -36,6 +37,36 @@ const DefaultRun& defaultRun() {
 }
 
 }  // namespace
+
+TEST_CASE("The summary leads with the answers and leaves out what the run did not have",
+          "[integration]") {
+  // Issue 20: the maximum GPU temperature was line 24 of 46 and PUE line 45, behind nine
+  // workload lines that were mostly zeros in a training run.
+  const DefaultRun& run = defaultRun();
+  REQUIRE(run.run.exit_code == 0);
+  const std::string& out = run.run.out;
+  const std::size_t first_section = out.find("\n  Answers\n");
+  REQUIRE(first_section != std::string::npos);
+  const auto line_of = [&](const std::string& text) {
+    const std::size_t at = out.find(text);
+    return at == std::string::npos
+               ? -1
+               : static_cast<int>(std::count(out.begin(), out.begin() + at, '\n'));
+  };
+  const int answers = line_of("\n  Answers\n") + 1;
+  const int next_section = line_of("\n  Chips\n") + 1;
+  for (const char* headline : {"Max GPU junction temperature", "Ride-through", "PUE (", "WUE,",
+                               "Facility electrical power, max"}) {
+    INFO(headline);
+    CHECK(line_of(headline) > answers);
+    CHECK(line_of(headline) < next_section);
+  }
+  CHECK(line_of("Max GPU junction temperature") < line_of("PUE ("));
+  // A training run serves no inference and queues no jobs: those lines are left out.
+  CHECK(out.find("Inference requests served") == std::string::npos);
+  CHECK(out.find("Scheduled jobs still queued") == std::string::npos);
+  CHECK(out.find("Training iterations completed") != std::string::npos);
+}
 
 TEST_CASE("The default hour runs, prints its summary and closes its energy balance",
           "[integration]") {

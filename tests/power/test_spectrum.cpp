@@ -60,3 +60,29 @@ TEST_CASE("The decimating series keeps time-weighted means in bounded memory", "
     CHECK(s.values()[k] == Approx(4.0 * static_cast<double>(k) + 1.5));
   CHECK_THROWS_AS(power::DecimatingSeries(24), std::invalid_argument);
 }
+
+TEST_CASE("The amplitude spectrum holds a sinusoid's amplitude at its bin", "[power]") {
+  // 1024 samples at 0.5 s: a sinusoid of 3 kW exactly on bin 64 (0.125 Hz) on a 100 kW mean,
+  // plus one of 1 kW on bin 200. With the Hann window an on-bin sinusoid shows its amplitude at
+  // its bin and half of it at each neighbour (the window's transform: 1/2 at 0, 1/4 at +-1).
+  const std::size_t n = 1024;
+  const double dt = 0.5;
+  std::vector<double> x(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double t = static_cast<double>(i) * dt;
+    x[i] = 1e5 + 3e3 * std::sin(2.0 * kPi * (64.0 / (n * dt)) * t)
+           + 1e3 * std::cos(2.0 * kPi * (200.0 / (n * dt)) * t);
+  }
+  const power::AmplitudeSpectrum s = power::amplitudeSpectrum(x, dt);
+  REQUIRE(s.frequency.size() == n / 2);
+  CHECK(s.frequency.front() == Approx(1.0 / (n * dt)));
+  CHECK(s.frequency.back() == Approx(0.5 / dt));  // Nyquist
+  CHECK(s.amplitude[63] == Approx(3e3).epsilon(1e-9));
+  CHECK(s.amplitude[62] == Approx(1.5e3).epsilon(1e-9));
+  CHECK(s.amplitude[199] == Approx(1e3).epsilon(1e-9));
+  CHECK(s.amplitude[120] < 1e-6);  // far from both: nothing (the mean is removed)
+  // The dominant oscillation is the largest bin.
+  const power::SpectralPeak p = power::dominantOscillation(x, dt);
+  CHECK(p.frequency == Approx(s.frequency[63]).epsilon(1e-6));
+  CHECK(power::amplitudeSpectrum(std::vector<double>(4, 1.0), dt).frequency.empty());
+}

@@ -9,6 +9,7 @@
 
 #include "CoolingRig.hpp"
 #include "SmallSite.hpp"
+#include "ValidationRecord.hpp"
 #include "racktwin/core/Units.hpp"
 
 using namespace racktwin;
@@ -76,7 +77,7 @@ TEST_CASE("Buildings-style pump dp gains settle without limit cycling", "[therma
 }
 
 TEST_CASE("The pump drive follows a speed step like Buildings' 2nd-order actuator filter",
-          "[thermal][cdu]") {
+          "[thermal][cdu][validation]") {
   // Buildings.Fluid.BaseClasses.ActuatorFilter (n = 2, normalised) with f = 5 / (2 pi riseTime):
   // two lags of w_u = 2 pi f / sqrt(sqrt(2) - 1), so a step from s0 to u gives
   // s(t) = u + (s0 - u) (1 + w_u t) exp(-w_u t), 99.6 % of the step after riseTime.
@@ -87,6 +88,7 @@ TEST_CASE("The pump drive follows a speed step like Buildings' 2nd-order actuato
   const auto expected = [&](double t) {
     return u + (s0 - u) * (1.0 + w_u * t) * std::exp(-w_u * t);
   };
+  test::WorstError worst;
   for (const double dt : {1.0, 10.0}) {
     test::CoolingRig rig(site);
     REQUIRE(rig.event(core::EventKind::SetPumpSpeed, "row1/cdu1", u));
@@ -95,6 +97,7 @@ TEST_CASE("The pump drive follows a speed step like Buildings' 2nd-order actuato
     for (int k = 0; k < static_cast<int>(120.0 / dt); ++k) {
       rig.step(1000.0, dt);
       CHECK(rig.model.cduPumpSpeed(0) == Approx(expected(rig.t)).epsilon(1e-12));
+      worst.add(rig.model.cduPumpSpeed(0), expected(rig.t), true);
       if (std::abs(rig.t - 30.0) < 1e-9)
         CHECK((rig.model.cduPumpSpeed(0) - s0) / (u - s0) == Approx(0.996).margin(5e-4));
     }
@@ -110,4 +113,13 @@ TEST_CASE("The pump drive follows a speed step like Buildings' 2nd-order actuato
     CHECK(rig.model.rackDifferentialPressures()[0]
           == Approx(direct.model.rackDifferentialPressures()[0]).epsilon(5e-3));
   }
+  test::recordValidation({"CDU pump drive (speed command to speed)",
+                          "Speed step from the design speed to 50 %, rise time 30 s, 1 s and 10 s "
+                          "steps: speed over 120 s",
+                          "Modelica Buildings' ActuatorFilter (2nd order, critically damped): "
+                          "s(t) = u + (s0 - u)(1 + w t) exp(-w t)",
+                          "buildings-actuator.md",
+                          "The pump drive follows a speed step like Buildings' 2nd-order actuator "
+                          "filter",
+                          "1", true, 1e-12, worst.value()});
 }

@@ -7,6 +7,7 @@
 
 #include "CoolingRig.hpp"
 #include "SmallSite.hpp"
+#include "ValidationRecord.hpp"
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/core/Summary.hpp"
 #include "racktwin/core/Units.hpp"
@@ -135,7 +136,7 @@ TEST_CASE("A partly clogged cold plate passes less flow and its GPU runs hotter"
 }
 
 TEST_CASE("A temperature step crosses a hose in V/Q: the mean delay of the upwind cells is exact",
-          "[thermal]") {
+          "[thermal][validation]") {
   // validation.md, transport delay: a plug takes V/Q to cross a pipe of volume V at flow Q. The
   // implicit upwind cells smear the front (numerical diffusion) but keep its mean delay: each cell
   // obeys u_k - y_k = s (y_k - y_(k-1)) with s = (V_cell/Q)/dt, so over a run
@@ -178,6 +179,15 @@ TEST_CASE("A temperature step crosses a hose in V/Q: the mean delay of the upwin
   INFO("tau = V/Q = " << tau << " s");
   CHECK(area / (T_out1 - T_out0) == Approx(tau).epsilon(1e-5));
   CHECK(monotone);
+  test::WorstError delay;
+  delay.add(area / (T_out1 - T_out0), tau, true);
+  test::recordValidation({"Heat transport in the coolant (implicit upwind cells)",
+                          "A 10 K step through a rack hose of 20 cells: mean delay",
+                          "Plug flow: a step crosses a pipe of volume V at flow Q in V/Q",
+                          "transport-delay.md",
+                          "A temperature step crosses a hose in V/Q: the mean delay of the upwind "
+                          "cells is exact",
+                          "1", true, 1e-5, delay.value()});
 }
 
 TEST_CASE(

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "racktwin/core/DisplayUnits.hpp"
 #include "racktwin/core/Units.hpp"
 
 namespace {
@@ -208,6 +209,37 @@ TEST_CASE("a temperature below absolute zero is rejected", "[units]") {
   CHECK_THROWS_AS(q("-500 degF", Dimension::Temperature), std::invalid_argument);
   // A negative difference is fine: the caller decides whether the sign makes sense.
   CHECK(q("-3 K", Dimension::TemperatureDifference) == Approx(-3.0).epsilon(kRel));
+}
+
+TEST_CASE("display units: one rule for reports, charts and the scene legend", "[units]") {
+  using racktwin::core::displayUnitFor;
+  using racktwin::core::UnitSystem;
+  const auto shown = [](const racktwin::core::DisplayUnit& u, double si) {
+    return si * u.scale + u.offset;
+  };
+  const auto temperature = displayUnitFor("K", UnitSystem::SI);
+  CHECK(temperature.unit == "degC");
+  CHECK(shown(temperature, 373.15) == Approx(100.0).margin(1e-12));
+  const auto fahrenheit = displayUnitFor("K", UnitSystem::US);
+  CHECK(fahrenheit.unit == "degF");
+  CHECK(shown(fahrenheit, 373.15) == Approx(212.0).margin(1e-9));  // water boils
+  CHECK(shown(fahrenheit, 233.15) == Approx(-40.0).margin(1e-9));  // the scales cross
+  // Powers in W, kW or MW by magnitude: never 1.2e+05 W.
+  CHECK(displayUnitFor("W", UnitSystem::SI, 500.0).unit == "W");
+  CHECK(displayUnitFor("W", UnitSystem::SI, 1.2e5).unit == "kW");
+  CHECK(displayUnitFor("W", UnitSystem::SI, 1.2e7).unit == "MW");
+  CHECK(shown(displayUnitFor("W", UnitSystem::SI, 1.2e7), 1.2e7) == Approx(12.0));
+  // US heat in tons of refrigeration (12,000 Btu/h = 3,516.85 W).
+  const auto tons = displayUnitFor("W", UnitSystem::US, 1e5, true);
+  CHECK(tons.unit == "ton");
+  CHECK(shown(tons, 3516.8528420667) == Approx(1.0).epsilon(1e-9));
+  CHECK(displayUnitFor("W", UnitSystem::US, 1e5, false).unit == "kW");  // electrical power
+  CHECK(displayUnitFor("J", UnitSystem::SI, 3.6e9).unit == "MWh");
+  CHECK(shown(displayUnitFor("m3/s", UnitSystem::SI), 1e-3 / 60.0) == Approx(1.0));  // L/min
+  CHECK(shown(displayUnitFor("m3/s", UnitSystem::US), 3.785411784e-3 / 60.0)
+        == Approx(1.0));                                                                 // gpm
+  CHECK(shown(displayUnitFor("Pa", UnitSystem::US), 6894.757293168361) == Approx(1.0));  // psi
+  CHECK(displayUnitFor("Hz", UnitSystem::SI).unit == "Hz");
 }
 
 // The US customary display (racktwin run --units us, export-csv --units us) against the unit

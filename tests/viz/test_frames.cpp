@@ -272,3 +272,40 @@ TEST_CASE("a colour update of the 64-rack scene follows the frame's range, or a 
   scene.highlightRack(64);
   CHECK(scene.highlightedRack() == -1);
 }
+
+TEST_CASE("a result with aggregates only colours racks by their hottest GPU as a full one",
+          "[viz]") {
+  // The same 60 s run with every GPU, and with the GPUs of row 2 only plus the per-rack
+  // aggregates: the same hottest GPU per rack, rack powers and flows; the outlet temperature is
+  // the trays' plain mean, which the notes say.
+  const std::string& full_path = test::clusterResult();
+  const std::string dir = test::scratchDirectory("viz-aggregated-" + std::to_string(getpid()));
+  const std::string path = dir + "/aggregated.h5";
+  const test::ProgramResult run =
+      test::runProgram(std::string(RACKTWIN_CLI) + " run scenarios/cluster-64-racks.yaml "
+                       "--duration 60 -q --per-gpu row2 --aggregates rack -o " + path);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const viz::ResultFrames full(full_path), reduced(path);
+  REQUIRE(reduced.geometryFromScenario());
+  REQUIRE(full.notes().empty());
+  REQUIRE(reduced.notes().size() == 2);
+  CHECK_THAT(reduced.notes()[0], Catch::Contains("/gpu_by_rack/T_junction.max"));
+  CHECK_THAT(reduced.notes()[1], Catch::Contains("plain mean"));
+  REQUIRE(reduced.size() == full.size());
+  const auto tray_T = core::readResultDataset(full_path, "/tray/T_outlet");
+  for (std::size_t s = 0; s < full.size(); ++s) {
+    const viz::Frame a = full.frame(s), b = reduced.frame(s);
+    for (std::size_t r = 0; r < 64; ++r) {
+      CHECK(b.value(viz::Quantity::GpuJunctionTemperature, r)
+            == a.value(viz::Quantity::GpuJunctionTemperature, r));
+      CHECK(b.value(viz::Quantity::RackPower, r) == a.value(viz::Quantity::RackPower, r));
+      CHECK(b.value(viz::Quantity::CoolantFlow, r) == a.value(viz::Quantity::CoolantFlow, r));
+      // The plain mean of the rack's 27 trays, from the full file's tray columns.
+      double sum = 0.0;
+      for (std::size_t k = 0; k < 27; ++k)
+        sum += tray_T[s * 64 * 27 + r * 27 + k];
+      CHECK_THAT(b.value(viz::Quantity::CoolantTemperature, r), WithinRel(sum / 27.0, 1e-13));
+    }
+  }
+}

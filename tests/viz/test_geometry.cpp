@@ -5,6 +5,7 @@
 
 #include <vtkPolyData.h>
 #include "ScenePolyData.hpp"
+#include "racktwin/scenarios/FloorPlan.hpp"
 #include "racktwin/scenarios/ScenarioLoader.hpp"
 #include "racktwin/viz/SiteGeometry.hpp"
 
@@ -117,4 +118,100 @@ TEST_CASE("without a scenario racks are grouped in rows by id prefix", "[viz]") 
   CHECK(g.findRack("b/r3") == 4);
   CHECK(g.findRack("c") == -1);
   CHECK(g.entityId(g.cduEntity(1)) == "lonely");
+}
+
+namespace {
+
+/// A hand-built site of `rows` rows of `per_row` racks, each row on one CDU ("rowN/cdu1") without
+/// headers; rack ids "<hall>/rowN/rackK" when `halls` > 1 (rows split evenly), else "rowN/rackK".
+core::SiteSpec gridSite(std::size_t rows, std::size_t per_row, std::size_t halls = 1) {
+  core::SiteSpec site;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const std::string row = (halls > 1 ? "hall" + std::to_string(r * halls / rows + 1) + "/" : "")
+                            + "row" + std::to_string(r + 1);
+    core::CduSpec cdu;
+    cdu.id = core::ComponentId(row + "/cdu1");
+    site.cdus.push_back(cdu);
+    for (std::size_t k = 0; k < per_row; ++k) {
+      core::RackSpec rack;
+      rack.id = core::ComponentId(row + "/rack" + std::to_string(k + 1));
+      rack.cdu = row + "/cdu1";
+      site.racks.push_back(rack);
+    }
+  }
+  return site;
+}
+
+void requireNoOverlaps(const viz::SiteGeometry& g) {
+  std::vector<viz::Box> boxes;
+  for (const auto& rack : g.racks())
+    boxes.push_back(rack.box);
+  for (const auto& cdu : g.cdus())
+    boxes.push_back(cdu.box);
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    for (std::size_t j = i + 1; j < boxes.size(); ++j) {
+      INFO("boxes " << i << " and " << j);
+      REQUIRE_FALSE(overlap(boxes[i], boxes[j]));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a hall of many rows is laid out in bays, about square, without overlaps", "[viz]") {
+  // 40 rows of 8: a bay pitch of 8 x 0.6 + 2 x 0.9 (CDUs) + 3 m (aisle) = 9.6 m and a row pitch
+  // of 3.6 m make ceil(sqrt(40 x 9.6 / 3.6)) = 11 rows a bay: 4 bays, 11 + 11 + 11 + 7 rows.
+  const viz::SiteGeometry g = viz::SiteGeometry::build(gridSite(40, 8));
+  REQUIRE(g.rows().size() == 40);
+  REQUIRE(g.halls().size() == 1);
+  requireNoOverlaps(g);
+  std::set<double> bay_x, row_y;
+  for (const viz::RowPlacement& row : g.rows()) {
+    bay_x.insert(row.box.min[0]);
+    row_y.insert(row.box.min[1]);
+    for (const std::uint32_t r : row.racks)
+      CHECK(g.racks()[r].box.min[1] == row.box.min[1]);
+  }
+  CHECK(bay_x.size() == 4);
+  CHECK(row_y.size() == 11);
+  CHECK_THAT(*std::next(bay_x.begin()) - *bay_x.begin(), WithinAbs(9.6, 1e-9));
+  CHECK_THAT(*std::next(row_y.begin()) - *row_y.begin(), WithinAbs(3.6, 1e-9));
+  const viz::Box hall = g.halls()[0].box;
+  const double aspect = (hall.max[0] - hall.min[0]) / (hall.max[1] - hall.min[1]);
+  CHECK(aspect > 0.7);
+  CHECK(aspect < 1.4);
+  // A bay's CDUs clear the racks of the bay before it by the cross aisle.
+  for (const viz::RackPlacement& rack : g.racks()) {
+    for (const viz::CduPlacement& cdu : g.cdus()) {
+      if (cdu.box.min[1] == rack.box.min[1] && cdu.box.min[0] > rack.box.max[0]) {
+        CHECK(cdu.box.min[0] - rack.box.max[0] >= 3.0 - 1e-9);
+      }
+    }
+  }
+  CHECK(g.findRack("row40/rack8") == 319);
+  CHECK(g.findCdu("row40/cdu1") == 39);
+}
+
+TEST_CASE("halls stand side by side, or at their origin, and group their rows", "[viz]") {
+  core::SiteSpec site = gridSite(6, 4, 2);  // hall1: rows 1-3, hall2: rows 4-6
+  core::FloorPlanSpec floor = scenarios::defaultFloorPlan(site);
+  floor.halls = {{"north", {0, 1, 2}, false, 0.0, 0.0, 0},
+                 {"south", {3, 4, 5}, false, 0.0, 0.0, 0}};
+  site.floor = floor;
+  const viz::SiteGeometry side = viz::SiteGeometry::build(site);
+  REQUIRE(side.halls().size() == 2);
+  CHECK(side.halls()[1].rows == std::vector<std::uint32_t>{3, 4, 5});
+  CHECK(side.rows()[4].hall == 1);
+  requireNoOverlaps(side);
+  // Apart by the hall gap (10 m) and the CDUs standing at both halls' ends.
+  CHECK(side.halls()[1].box.min[0] - side.halls()[0].box.max[0] >= 10.0 + 2 * 0.9 - 1e-9);
+  CHECK(side.halls()[1].box.min[1] == side.halls()[0].box.min[1]);
+
+  site.floor.halls[1].origin_given = true;
+  site.floor.halls[1].origin_x = 0.0;
+  site.floor.halls[1].origin_y = 40.0;
+  const viz::SiteGeometry placed = viz::SiteGeometry::build(site);
+  CHECK(placed.halls()[1].box.min[0] == 0.0);
+  CHECK(placed.halls()[1].box.min[1] == 40.0);
+  requireNoOverlaps(placed);
 }

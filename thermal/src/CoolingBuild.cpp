@@ -217,6 +217,7 @@ struct CoolingModel::Impl::LoopBuilder {
 void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayout& site_layout) {
   site_spec = &site;
   layout = &site_layout;
+  control_step = site.simulation.control_step;
   room.spec = site.room;
   units.resize(site.cdus.size());
   for (std::size_t c = 0; c < site.cdus.size(); ++c) {
@@ -394,6 +395,7 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
   // loop's dies), and their inlet and fans.
   rack_T_inlet.assign(site_layout.rack_count, site.room.T_supply_air);
   rack_fan_speed.assign(site_layout.rack_count, 0.0);
+  rack_air_film.assign(site_layout.rack_count, 0.0);
   rack_fan_P.assign(site_layout.rack_count, 0.0);
   rack_out_of_class_s.assign(site_layout.rack_count, 0.0);
   for (std::uint32_t r = 0; r < site.racks.size(); ++r) {
@@ -422,9 +424,10 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
   const std::size_t n_cdu = units.size();
   for (auto* v : {&cdu_T_supply, &cdu_T_return, &cdu_V_flow, &cdu_Q_flow, &cdu_valve,
                   &cdu_V_facility, &cdu_T_facility_return, &cdu_pump_dp, &cdu_pump_P,
-                  &cdu_T_facility_supply, &cdu_pump_P_hydraulic, &cdu_pumps_running}) {
+                  &cdu_T_facility_supply, &cdu_pump_P_hydraulic, &cdu_pumps_running, &cdu_fan_P}) {
     v->assign(n_cdu, 0.0);
   }
+  collectMeanViews();  // every view is sized: their addresses hold for the run
 }
 
 // Fluid, exchangers, pumps and the solver of a loop whose network is complete.

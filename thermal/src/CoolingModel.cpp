@@ -114,6 +114,8 @@ void CoolingModel::Impl::controlServerFans(core::SiteState& state, double dt) {
         std::clamp(f.speed_idle + f.speed_per_load * u + f.speed_per_K * (T_in - f.T_reference),
                    f.speed_min, 1.0);
     rack_fan_speed[r] = speed;
+    // Heat-sink film conductance ~ air flow^0.8: once a step, not per die and cycle.
+    rack_air_film[r] = std::pow(std::max(speed, 1e-3), 0.8);
     rack_fan_P[r] = type.compute_trays * f.P_max * speed * speed * speed;
     state.rack_fan_P[r] = rack_fan_P[r];
     E_server_fans += rack_fan_P[r] * dt;
@@ -121,6 +123,44 @@ void CoolingModel::Impl::controlServerFans(core::SiteState& state, double dt) {
     if (T_in < type.T_inlet_allowed_min || T_in > type.T_inlet_allowed_max)
       rack_out_of_class_s[r] += dt;
     T_inlet_max = std::max(T_inlet_max, T_in);
+  }
+}
+
+void CoolingModel::Impl::collectMeanViews() {
+  mean_views.clear();
+  for (std::vector<double>* v :
+       {&cdu_V_flow, &cdu_Q_flow, &cdu_V_facility, &cdu_pump_P, &cdu_pump_P_hydraulic, &cdu_fan_P,
+        &rack_V_flow, &tray_V_flow, &chips.gpu_V_flow})
+    for (double& x : *v)
+      mean_views.push_back(&x);
+  for (double* x : {&room.Q_crah, &fac_V_flow, &fac_pump_speed})
+    mean_views.push_back(x);
+  rack_exchangers.meanViews(mean_views);
+  attached.meanViews(mean_views);
+  if (air_plant) air_plant->meanViews(mean_views);
+  mean_sums.assign(mean_views.size(), 0.0);
+}
+
+void CoolingModel::Impl::publishUnits() {
+  for (std::size_t c = 0; c < units.size(); ++c) {
+    const CduUnit& unit = units[c];
+    cdu_V_flow[c] = unit.V_secondary;
+    cdu_Q_flow[c] = unit.Q_hx;
+    cdu_V_facility[c] = unit.V_facility;
+    cdu_pump_P[c] = unit.pump_P_electric;
+    cdu_pump_P_hydraulic[c] = unit.pump_P_hydraulic;
+    cdu_fan_P[c] = unit.fan_P;
+  }
+  std::size_t tray = 0;
+  for (const CoolantLoop& loop : loops) {
+    const std::span<const double> V = loop.solver->V_flow();
+    for (std::size_t k = 0; k < loop.tray_links.size(); ++k, ++tray)
+      tray_V_flow[tray] = V[loop.tray_links[k]];
+  }
+  if (!attached.empty()) attached.publish(loops);
+  if (facility) {
+    fac_V_flow = facility->plantFlow();
+    fac_pump_speed = facility->pumpSpeed();
   }
 }
 
@@ -150,6 +190,7 @@ void CoolingModel::Impl::publish(core::SiteState& state, double dt, bool all) {
     cdu_pump_P[c] = unit.pump_P_electric;
     cdu_pump_P_hydraulic[c] = unit.pump_P_hydraulic;
     cdu_pumps_running[c] = unit.pumps_running;
+    cdu_fan_P[c] = unit.fan_P;
   }
   if (facility) {
     const FacilityLoop& f = *facility;
@@ -234,18 +275,52 @@ void CoolingModel::advance(double t, double dt, core::SiteState& state) {
 
   // Transport is implicit and stable at any step, but the valve PI is a sampled controller: one
   // sampled far slower than the loop responds (tens of seconds) overshoots and oscillates. Long
-  // macro steps are therefore cycled in sub-steps of at most kControlStep.
-  const int cycles = std::max(1, static_cast<int>(std::ceil(dt / cooling::kControlStep - 1e-9)));
+  // macro steps are therefore cycled in sub-steps of at most the control step (2 s by default).
+  const int cycles = std::max(1, static_cast<int>(std::ceil(dt / m.control_step - 1e-9)));
   const double h = dt / cycles;
   cooling::LoopContext ctx = m.context();
+  // Several cycles (or a facility loop that sub-cycles): the mean records are averaged.
+  const bool averaged = cycles > 1 || (m.facility && h > FacilityLoop::kControlStep);
+  struct Totals {
+    double pump = 0.0, fan = 0.0, chiller_electric = 0.0, rejected = 0.0, chiller = 0.0,
+           water = 0.0;
+  } plant_before;
+  const auto totals = [&] {
+    const FacilityLoop& f = *m.facility;
+    return Totals{f.pumpElectricEnergy(), f.fanEnergy(),     f.chillerElectricEnergy(),
+                  f.energyRejected(),     f.chillerEnergy(), f.waterUsed()};
+  };
+  if (averaged) {
+    std::fill(m.mean_sums.begin(), m.mean_sums.end(), 0.0);
+    if (m.facility) plant_before = totals();
+  }
   for (int k = 0; k < cycles; ++k) {
     const double t_k = t + k * h;
     for (auto& loop : m.loops)
       loop.updateHydraulics(ctx, t_k);
     m.cycle(t_k, h, Q_air);
+    if (averaged) {
+      m.publishUnits();
+      for (std::size_t i = 0; i < m.mean_views.size(); ++i)
+        m.mean_sums[i] += *m.mean_views[i] * h;
+    }
   }
   m.now = t + dt;
   m.publish(state, dt, false);
+  if (averaged) {
+    for (std::size_t i = 0; i < m.mean_views.size(); ++i)
+      *m.mean_views[i] = m.mean_sums[i] / dt;
+    if (m.facility) {
+      // The plant's powers from its energy totals over the step: exact whatever it sub-cycled.
+      const Totals after = totals();
+      m.fac_pump_P = (after.pump - plant_before.pump) / dt;
+      m.fac_fan_P = (after.fan - plant_before.fan) / dt;
+      m.fac_chiller_P = (after.chiller_electric - plant_before.chiller_electric) / dt;
+      m.fac_Q_rejected = (after.rejected - plant_before.rejected) / dt;
+      m.fac_chiller_Q = (after.chiller - plant_before.chiller) / dt;
+      m.fac_water_use = (after.water - plant_before.water) / dt;
+    }
+  }
 }
 
 void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
@@ -273,7 +348,7 @@ void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
     // Air-cooled chips give their heat to their servers' air, and so to the room (and to a
     // rear door on the way).
     updateInlets();
-    Q_room += chips.advanceAir(h, rack_T_inlet, rack_fan_speed, rack_air_P);
+    Q_room += chips.advanceAir(h, rack_T_inlet, rack_air_film, rack_air_P);
   }
   if (!rack_exchangers.empty()) {
     const double T_facility = units.empty() ? 0.0 : units.front().T_facility_supply;
@@ -519,6 +594,14 @@ void CoolingModel::declareChannels(core::Recorder& recorder) {
                m.cdu_pump_P_hydraulic.data());
   recorder.add({"cdu", "pumps_running", "1", "Secondary pumps running", ids, kSample},
                m.cdu_pumps_running.data());
+  bool air_cdus = false;
+  for (const CduUnit& unit : m.units)
+    air_cdus = air_cdus || unit.rejectsToAir();
+  if (air_cdus) {
+    recorder.add(
+        {"cdu", "fan_P", "W", "Fans of a liquid-to-air CDU's coil (0 on water)", ids, kMean},
+        m.cdu_fan_P.data());
+  }
   if (m.facility) {
     const std::vector<std::string> none;
     recorder.add(

@@ -17,7 +17,6 @@
 
 #include "cooling/AttachedLinks.hpp"
 #include "cooling/CduUnit.hpp"
-#include "racktwin/thermal/ChilledWaterPlant.hpp"
 #include "cooling/ChipThermal.hpp"
 #include "cooling/Common.hpp"
 #include "cooling/CoolantLoop.hpp"
@@ -27,6 +26,7 @@
 #include "cooling/RoomAir.hpp"
 #include "racktwin/core/SiteSpec.hpp"
 #include "racktwin/core/SiteState.hpp"
+#include "racktwin/thermal/ChilledWaterPlant.hpp"
 #include "racktwin/thermal/CoolingModel.hpp"
 #include "racktwin/thermal/FacilityLoop.hpp"
 
@@ -42,14 +42,15 @@ struct CoolingModel::Impl {
   std::vector<cooling::HeatCoupling> couplings;  // of every HeatSource and Exchanger link
   cooling::RoomAir room;
   std::unique_ptr<ChilledWaterPlant> air_plant;  // the CRAH units' chilled water, if any
-  cooling::RackAirExchangers rack_exchangers;  // rear doors and other coils on rack exhaust air
-  cooling::AttachedLinks attached;             // other attached components (a bypass, ...)
+  cooling::RackAirExchangers rack_exchangers;    // rear doors and other coils on rack exhaust air
+  cooling::AttachedLinks attached;               // other attached components (a bypass, ...)
   std::vector<double> rack_air_P_step;  // W of the racks' tray air loads and losses in the step
   std::vector<double> rack_air_P;  // W of air heat per rack in the cycle (with air-cooled chips)
   // Air at the racks' inlets: the CRAH supply with the room's recirculation; air-cooled racks'
   // server fans (speed from inlet and load each macro step) and their time outside the inlet
   // class of their type.
   std::vector<double> rack_T_inlet, rack_fan_speed, rack_fan_P, rack_out_of_class_s;
+  std::vector<double> rack_air_film;     // speed^0.8 of each air-cooled rack's fans
   std::vector<std::uint32_t> air_racks;  // site indices of the air-cooled racks
   double T_inlet_max = 0.0, E_server_fans = 0.0;
   /// The racks' inlet air from the room's state: T_supply + recirculation (T_room - T_supply).
@@ -72,6 +73,7 @@ struct CoolingModel::Impl {
          fac_chiller_Q = 0.0, fac_chiller_P = 0.0, fac_water_use = 0.0, fac_T_dry_bulb = 0.0,
          fac_T_wet_bulb = 0.0;
 
+  double control_step = cooling::kControlStep;  // s, SimulationSpec::control_step
   int hydraulic_solves = 0, hydraulic_iterations_max = 0;
   bool initialised = false;
   double now = 0.0;                 // s, end of the last step (when events apply)
@@ -97,6 +99,17 @@ struct CoolingModel::Impl {
       cdu_T_facility_return, cdu_pump_dp, cdu_pump_P, cdu_T_facility_supply, cdu_pump_P_hydraulic,
       cdu_pumps_running;
   std::vector<std::string> cdu_ids;
+  std::vector<double> cdu_fan_P;  // W, a liquid-to-air CDU's fans (recorded when there is one)
+  // A macro step cycled in several thermal cycles: the views recorded as interval means are
+  // averaged over its cycles (mean_views, summed in mean_sums), and the facility plant's powers
+  // follow from its energy totals, so the file's means integrate to the summary's energies at
+  // any step. One cycle: the cycle's values as they are.
+  std::vector<double*> mean_views;
+  std::vector<double> mean_sums;
+  /// Lists mean_views (after build and channel declaration: the views are stable).
+  void collectMeanViews();
+  /// The CDU views of the last cycle (publish's, for the averaging between cycles).
+  void publishUnits();
 
   const core::SiteLayout* layout = nullptr;
   const core::SiteSpec* site_spec = nullptr;  // outlives the model (the Twin holds it)

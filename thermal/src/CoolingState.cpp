@@ -93,8 +93,8 @@ void CoolingModel::visitState(core::StateArchive& a, const core::SiteState& /*st
     throw core::RuntimeError("saved state does not fit this run: the air-side plant differs");
   }
   if (m.air_plant) m.air_plant->visitState(a);
-  a(m.rack_air_P, m.rack_air_P_step, m.rack_T_inlet, m.rack_fan_speed, m.rack_fan_P,
-    m.rack_out_of_class_s);
+  a(m.rack_air_P, m.rack_air_P_step, m.rack_T_inlet, m.rack_fan_speed, m.rack_air_film,
+    m.rack_fan_P, m.rack_out_of_class_s);
   a(m.T_inlet_max, m.E_server_fans);
   m.ledger.visitState(a);
   a(m.hydraulic_solves, m.hydraulic_iterations_max, m.now);
@@ -103,7 +103,7 @@ void CoolingModel::visitState(core::StateArchive& a, const core::SiteState& /*st
   a(m.rack_dp_available, m.rack_V_flow, m.tray_V_flow, m.tray_T_out);
   a(m.cdu_T_supply, m.cdu_T_return, m.cdu_V_flow, m.cdu_Q_flow, m.cdu_valve, m.cdu_V_facility,
     m.cdu_T_facility_return, m.cdu_pump_dp, m.cdu_pump_P, m.cdu_T_facility_supply,
-    m.cdu_pump_P_hydraulic, m.cdu_pumps_running);
+    m.cdu_pump_P_hydraulic, m.cdu_pumps_running, m.cdu_fan_P);
   a.section("cooling totals");
 }
 

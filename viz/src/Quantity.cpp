@@ -10,6 +10,7 @@ constexpr std::array<QuantityInfo, kQuantityCount> kInfo = {{
     {"rack-power", "Rack power (AC input)", "W", "rack_P_ac_W"},
     {"coolant-temperature", "Coolant temperature", "K", "coolant_T_K"},
     {"coolant-flow", "Coolant flow", "m3/s", "coolant_V_flow_m3_s"},
+    {"design-margin", "Design margin used (tightest limit)", "%", "design_margin_used_percent"},
 }};
 
 }  // namespace

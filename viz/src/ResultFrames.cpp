@@ -12,6 +12,7 @@
 #include "racktwin/core/Hdf5Result.hpp"
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/scenarios/ResultScenario.hpp"
+#include "racktwin/viz/DesignMargins.hpp"
 
 namespace racktwin::viz {
 namespace fs = std::filesystem;
@@ -20,6 +21,7 @@ struct ResultFrames::Impl {
   std::string path;
   std::string site_name;
   std::string scenario_problem;
+  std::vector<std::string> notes;
   bool from_scenario = false;
   SiteGeometry geometry;
   std::vector<double> times;
@@ -128,8 +130,16 @@ ResultFrames::ResultFrames(const std::string& path) : impl_(std::make_unique<Imp
   }
   const std::size_t rack_columns = columnsOf(info, "/rack/P_ac", samples);
   const std::size_t cdu_columns = columnsOf(info, "/cdu/T_supply", samples);
+  // A result with a reduced level of detail lists every GPU (tray) in /entities/<group> and keeps
+  // the columns of some racks only, or none (core/OutputDetail.hpp).
+  const auto entityCount = [&info](const char* group, std::size_t columns) {
+    const core::DatasetInfo* d = findDataset(info, std::string("/entities/") + group);
+    return d != nullptr && d->shape.size() == 1 ? static_cast<std::size_t>(d->shape[0]) : columns;
+  };
   const std::size_t gpu_columns = columnsOf(info, "/gpu/T_junction", samples);
   const std::size_t tray_columns = columnsOf(info, "/tray/T_outlet", samples);
+  const std::size_t gpu_total = entityCount("gpu", gpu_columns);
+  const std::size_t tray_total = entityCount("tray", tray_columns);
 
   // Geometry, and which rack or CDU each column belongs to. The recorder writes racks and CDUs
   // in scenario order, GPUs in SiteLayout order and trays rack by rack.
@@ -156,12 +166,12 @@ ResultFrames::ResultFrames(const std::string& path) : impl_(std::make_unique<Imp
       trays += trays_per_rack.back();
     }
     // A scenario edited since the run (other rack types) would put columns on the wrong racks.
-    if ((gpu_columns != 0 && gpu_columns != layout.gpu_count)
-        || (tray_columns != 0 && tray_columns != trays)) {
+    if ((gpu_total != 0 && gpu_total != layout.gpu_count)
+        || (tray_total != 0 && tray_total != trays)) {
       m.scenario_problem = "scenario '" + site->scenario_path + "' has "
                            + std::to_string(layout.gpu_count) + " GPUs and " + std::to_string(trays)
-                           + " trays, the result " + std::to_string(gpu_columns) + " and "
-                           + std::to_string(tray_columns);
+                           + " trays, the result " + std::to_string(gpu_total) + " and "
+                           + std::to_string(tray_total);
       site.reset();
       gpus_per_rack.clear();
       trays_per_rack.clear();
@@ -197,16 +207,59 @@ ResultFrames::ResultFrames(const std::string& path) : impl_(std::make_unique<Imp
     }
   }
 
-  // Read each channel once, whole: (samples x columns) doubles.
+  // Read each channel once, whole: (samples x columns) doubles. GPU and tray channels come from
+  // their per-entity datasets when those hold every entity, else from the per-rack aggregates
+  // (one column per rack: the reducer's max and mix of one value is that value), else from the
+  // racks whose entities the result kept.
   std::array<std::vector<double>, kChannelCount> data;
   for (std::size_t k = 0; k < kChannelCount; ++k) {
     const auto channel = static_cast<Channel>(k);
     const ChannelName name = channelName(channel);
-    const std::string dataset = "/" + std::string(name.group) + "/" + std::string(name.name);
-    const std::size_t width = columnsOf(info, dataset, samples);
-    if (width == 0) continue;
+    std::string dataset = "/" + std::string(name.group) + "/" + std::string(name.name);
+    std::size_t width = columnsOf(info, dataset, samples);
     ColumnOwners own;
-    if (name.group == "gpu") {
+    const bool inside = name.group == "gpu" || name.group == "tray";
+    const std::size_t total = name.group == "gpu" ? gpu_total : tray_total;
+    if (inside && width != total) {
+      // The hottest GPU of a rack; the trays' outlets and flows of a rack (their plain mean).
+      const std::string aggregate = "/" + std::string(name.group) + "_by_rack/"
+                                    + std::string(name.name)
+                                    + (name.group == "gpu" ? ".max" : ".mean");
+      const std::size_t racks = columnsOf(info, aggregate, samples);
+      const std::string group = std::string(name.group) + (racks > 0 ? "_by_rack" : "");
+      if (racks > 0) {
+        dataset = aggregate;
+        width = racks;
+      }
+      if (width > 0) {
+        own = ownersFromIds(m.geometry, idsOf(path, info, group, width), false);
+      }
+      if (channel == Channel::GpuTJunction) {
+        std::size_t covered = 0;
+        std::vector<bool> seen(m.geometry.rackCount(), false);
+        for (const std::int32_t r : own) {
+          if (r >= 0 && !seen[static_cast<std::size_t>(r)])
+            seen[static_cast<std::size_t>(r)] = true, ++covered;
+        }
+        if (racks > 0) {
+          m.notes.push_back(
+              "GPU temperatures: the result holds per-rack aggregates; racks show "
+              "their hottest GPU ("
+              + aggregate + ")");
+        } else if (width > 0) {
+          m.notes.push_back("GPU temperatures: the result keeps the GPUs of "
+                            + std::to_string(covered) + " of "
+                            + std::to_string(m.geometry.rackCount())
+                            + " racks and no per-rack aggregates; the other racks are grey");
+        } else {
+          m.notes.push_back("GPU temperatures: not in the result");
+        }
+      }
+      if (channel == Channel::TrayTOutlet && racks > 0) {
+        m.notes.push_back("rack outlet temperature: the plain mean of the rack's tray outlets ("
+                          + aggregate + "); the result holds no per-tray flows to mix them by");
+      }
+    } else if (name.group == "gpu") {
       own = ownersFromBlocks(gpus_per_rack, width);
     } else if (name.group == "tray") {
       own = ownersFromBlocks(trays_per_rack, width);
@@ -224,6 +277,8 @@ ResultFrames::ResultFrames(const std::string& path) : impl_(std::make_unique<Imp
   }
 
   FrameReducer reducer(m.geometry, owners);
+  // The headroom overlay: one value per rack and CDU for the whole run (the worst margin).
+  const std::vector<double> margin_used = designMarginUsed(m.geometry, readDesignLimitUse(path));
   Frame frame(m.geometry);
   m.stride = frame.values.size();
   m.table.resize(samples * m.stride);
@@ -235,6 +290,8 @@ ResultFrames::ResultFrames(const std::string& path) : impl_(std::make_unique<Imp
       rows[k] = data[k].empty() ? nullptr : data[k].data() + i * owners[k].size();
     }
     reducer.reduce(rows, m.times[i], frame);
+    for (std::size_t e = 0; e < margin_used.size(); ++e)
+      frame.value(Quantity::DesignMarginUsed, e) = margin_used[e];
     std::copy(frame.values.begin(), frame.values.end(),
               m.table.begin() + static_cast<std::ptrdiff_t>(i * m.stride));
     for (const Quantity q : kAllQuantities) {
@@ -262,6 +319,9 @@ bool ResultFrames::geometryFromScenario() const noexcept {
 }
 const std::string& ResultFrames::scenarioProblem() const noexcept {
   return impl_->scenario_problem;
+}
+const std::vector<std::string>& ResultFrames::notes() const noexcept {
+  return impl_->notes;
 }
 const std::string& ResultFrames::siteName() const noexcept {
   return impl_->site_name;

@@ -67,14 +67,17 @@ vtkSmartPointer<vtkPolyData> makeBoxes(const SiteGeometry& geometry, bool cdus) 
   return data;
 }
 
-vtkSmartPointer<vtkPolyData> makePipeLines(const SiteGeometry& geometry) {
+vtkSmartPointer<vtkPolyData> makePipeLines(const SiteGeometry& geometry,
+                                           const std::vector<std::size_t>& pipes) {
   vtkNew<vtkPoints> points;
   points->SetDataTypeToDouble();
   vtkNew<vtkCellArray> lines;
   vtkNew<vtkDoubleArray> radius;
   radius->SetName("radius");
   auto entity = entityArray();
-  for (std::size_t p = 0; p < geometry.pipeCount(); ++p) {
+  const std::size_t count = pipes.empty() ? geometry.pipeCount() : pipes.size();
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::size_t p = pipes.empty() ? k : pipes[k];
     const PipePlacement& pipe = geometry.pipes()[p];
     lines->InsertNextCell(static_cast<vtkIdType>(pipe.points.size()));
     for (const Point3& q : pipe.points) {
@@ -91,24 +94,46 @@ vtkSmartPointer<vtkPolyData> makePipeLines(const SiteGeometry& geometry) {
   return data;
 }
 
-vtkSmartPointer<vtkPolyData> makePipeTubes(const SiteGeometry& geometry) {
+vtkSmartPointer<vtkPolyData> makePipeTubes(const SiteGeometry& geometry,
+                                           const std::vector<std::size_t>& pipes, int sides) {
   auto tubes = vtkSmartPointer<vtkPolyData>::New();
   if (geometry.pipeCount() == 0) {
     tubes->SetPoints(vtkNew<vtkPoints>{});
     tubes->GetCellData()->AddArray(entityArray());
     return tubes;
   }
-  vtkSmartPointer<vtkPolyData> lines = makePipeLines(geometry);
+  vtkSmartPointer<vtkPolyData> lines = makePipeLines(geometry, pipes);
   lines->GetPointData()->SetActiveScalars("radius");
   vtkNew<vtkTubeFilter> filter;
   filter->SetInputData(lines);
   filter->SetVaryRadiusToVaryRadiusByAbsoluteScalar();
-  filter->SetNumberOfSides(12);
+  filter->SetNumberOfSides(sides);
   filter->CappingOn();
   filter->Update();
   tubes->DeepCopy(filter->GetOutput());
   tubes->GetPointData()->SetActiveScalars(nullptr);
   return tubes;
+}
+
+vtkSmartPointer<vtkPolyData> makeHallFloors(const SiteGeometry& geometry) {
+  vtkNew<vtkPoints> points;
+  vtkNew<vtkCellArray> polys;
+  const double margin = 1.5;  // m around the hall's rows (the CDUs at their ends)
+  for (const HallPlacement& hall : geometry.halls()) {
+    const Box& b = hall.box;
+    if (b.max[0] <= b.min[0]) continue;
+    const vtkIdType base = points->GetNumberOfPoints();
+    points->InsertNextPoint(b.min[0] - margin, b.min[1] - margin, -0.005);
+    points->InsertNextPoint(b.max[0] + margin, b.min[1] - margin, -0.005);
+    points->InsertNextPoint(b.max[0] + margin, b.max[1] + margin, -0.005);
+    points->InsertNextPoint(b.min[0] - margin, b.max[1] + margin, -0.005);
+    const vtkIdType quad[4] = {base, base + 1, base + 2, base + 3};
+    polys->InsertNextCell(4, quad);
+  }
+  auto data = vtkSmartPointer<vtkPolyData>::New();
+  data->SetPoints(points);
+  data->SetPolys(polys);
+  return data;
 }
 
 void addQuantityArrays(vtkPolyData& data, const SiteGeometry& geometry, const Frame& frame) {

@@ -4,6 +4,9 @@
 // the cells by one indexed copy.
 #include <vtkSmartPointer.h>
 
+#include <cstddef>
+#include <vector>
+
 #include "racktwin/viz/Frame.hpp"
 #include "racktwin/viz/SiteGeometry.hpp"
 
@@ -16,10 +19,17 @@ inline constexpr const char* kEntityIdArray = "entity_id";
 
 /// Racks (cdus == false) or CDUs as boxes: 8 points and 6 outward-facing quads per box.
 vtkSmartPointer<vtkPolyData> makeBoxes(const SiteGeometry& geometry, bool cdus);
-/// Pipes as polylines, one cell per pipe, with a point array "radius" (m).
-vtkSmartPointer<vtkPolyData> makePipeLines(const SiteGeometry& geometry);
-/// Pipes as closed tubes (a static copy of vtkTubeFilter's output, radius per pipe).
-vtkSmartPointer<vtkPolyData> makePipeTubes(const SiteGeometry& geometry);
+/// Pipes as polylines, one cell per pipe, with a point array "radius" (m); `pipes` selects some
+/// (pipe indices), empty means all.
+vtkSmartPointer<vtkPolyData> makePipeLines(const SiteGeometry& geometry,
+                                           const std::vector<std::size_t>& pipes = {});
+/// Pipes as closed tubes (a static copy of vtkTubeFilter's output, radius per pipe) of `sides`
+/// sides; `pipes` as for makePipeLines.
+vtkSmartPointer<vtkPolyData> makePipeTubes(const SiteGeometry& geometry,
+                                           const std::vector<std::size_t>& pipes = {},
+                                           int sides = 12);
+/// The floor under each hall (one quad each, just above the site's floor), entity -1.
+vtkSmartPointer<vtkPolyData> makeHallFloors(const SiteGeometry& geometry);
 /// Adds one cell array of doubles per Quantity (QuantityInfo::array_name) from `frame`, and the
 /// "entity_id" string array; replaces arrays of those names.
 void addQuantityArrays(vtkPolyData& data, const SiteGeometry& geometry, const Frame& frame);

@@ -1,5 +1,6 @@
 #include "racktwin/viz/SceneVtk.hpp"
 
+#include <vtkCallbackCommand.h>
 #include <vtkCamera.h>
 #include <vtkCellPicker.h>
 #include <vtkProp.h>
@@ -11,16 +12,39 @@
 
 namespace racktwin::viz {
 
+namespace {
+
+/// Before each render: the level of detail for the renderer's camera (Scene::Vtk::applyDetail).
+void beforeRender(vtkObject* caller, unsigned long, void* client, void*) {
+  static_cast<Scene::Vtk*>(client)->applyDetail(static_cast<vtkRenderer*>(caller));
+}
+
+}  // namespace
+
 void addToRenderer(Scene& scene, vtkRenderer* renderer) {
-  for (vtkProp* prop : scene.vtk().props())
+  Scene::Vtk& v = scene.vtk();
+  for (vtkProp* prop : v.props())
     renderer->AddViewProp(prop);
   renderer->SetBackground(0.12, 0.13, 0.16);
+  vtkNew<vtkCallbackCommand> callback;
+  callback->SetCallback(beforeRender);
+  callback->SetClientData(&v);
+  v.observed.emplace_back(renderer, renderer->AddObserver(vtkCommand::StartEvent, callback));
   resetCamera(scene, renderer);
 }
 
 void removeFromRenderer(Scene& scene, vtkRenderer* renderer) {
-  for (vtkProp* prop : scene.vtk().props())
+  Scene::Vtk& v = scene.vtk();
+  for (vtkProp* prop : v.props())
     renderer->RemoveViewProp(prop);
+  for (auto it = v.observed.begin(); it != v.observed.end();) {
+    if (it->first.GetPointer() == renderer) {
+      renderer->RemoveObserver(it->second);
+      it = v.observed.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 void resetCamera(Scene& scene, vtkRenderer* renderer) {
@@ -50,11 +74,11 @@ int pickEntity(Scene& scene, vtkRenderer* renderer, int x, int y) {
   vtkNew<vtkCellPicker> picker;
   picker->SetTolerance(0.0005);
   picker->PickFromListOn();
-  for (ScenePart* part : {&v.racks, &v.cdus, &v.pipes})
+  for (ScenePart* part : v.parts())
     picker->AddPickList(part->actor);
   if (picker->Pick(x, y, 0.0, renderer) == 0) return -1;
   const vtkIdType cell = picker->GetCellId();
-  for (ScenePart* part : {&v.racks, &v.cdus, &v.pipes}) {
+  for (ScenePart* part : v.parts()) {
     if (picker->GetActor() == part->actor.GetPointer() && cell >= 0
         && cell < part->entity->GetNumberOfTuples()) {
       return part->entity->GetValue(cell);

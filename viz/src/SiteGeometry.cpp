@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "racktwin/core/Error.hpp"
+#include "racktwin/scenarios/FloorPlan.hpp"
 
 namespace racktwin::viz {
 namespace {
@@ -42,6 +43,33 @@ double drawnRadius(double diameter, double fallback) {
 
 }  // namespace
 
+/// The rows and halls to place: racks per row, and the floor plan's spacing.
+struct FloorInput {
+  std::vector<std::vector<std::uint32_t>> rows;  // rack indices per row, in order along it
+  std::vector<std::string> row_ids;
+  struct Hall {
+    std::string id;
+    std::vector<std::size_t> rows;
+    bool origin_given = false;
+    double x = 0.0, y = 0.0;  // m
+    int rows_per_bay = 0;     // 0: about square
+  };
+  std::vector<Hall> halls;
+  double rack_pitch = kRackWidth;
+  double row_pitch = kRowPitch;
+  double aisle = 3.0;
+  double hall_gap = 10.0;
+};
+
+/// Rows of one bay of a hall: all of them up to 16 rows, else as many as make the hall about as
+/// deep (rows x row pitch) as it is wide (bays x bay pitch).
+std::size_t rowsPerBay(std::size_t rows, double bay_pitch, double row_pitch, int given) {
+  if (given > 0) return static_cast<std::size_t>(given);
+  if (rows <= 16) return std::max<std::size_t>(rows, 1);
+  return static_cast<std::size_t>(
+      std::ceil(std::sqrt(static_cast<double>(rows) * bay_pitch / row_pitch)));
+}
+
 /// Builds the placements (friend of SiteGeometry).
 class GeometryBuilder {
  public:
@@ -49,48 +77,109 @@ class GeometryBuilder {
   std::vector<std::vector<std::uint32_t>> rows;  // rack indices per row, in order
   std::vector<int> row_start_cdu;                // CDU at a row's start, -1 none
   std::vector<int> row_end_cdu;
+  std::vector<double> row_x0, row_y0;  // m, where a row's first rack stands
+  double rack_pitch = kRackWidth;
+  double row_pitch = kRowPitch;
 
-  /// Groups racks into rows by key (first appearance order); racks with an empty key fill a grid.
-  void placeRacks(const std::vector<std::string>& ids, const std::vector<std::string>& keys) {
-    std::map<std::string, std::size_t> row_of_key;
-    std::vector<std::uint32_t> loose;
-    for (std::uint32_t r = 0; r < ids.size(); ++r) {
-      if (keys[r].empty()) {
-        loose.push_back(r);
-        continue;
-      }
-      const auto [it, inserted] = row_of_key.emplace(keys[r], rows.size());
-      if (inserted) rows.emplace_back();
-      rows[it->second].push_back(r);
-    }
-    if (!loose.empty()) {
-      const auto per_row =
-          static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(loose.size()))));
-      for (std::size_t i = 0; i < loose.size(); ++i) {
-        if (i % per_row == 0) rows.emplace_back();
-        rows.back().push_back(loose[i]);
-      }
-    }
+  /// Places the rows of each hall in bays, the halls side by side (or at their origin).
+  void placeRacks(const std::vector<std::string>& ids, FloorInput floor) {
+    rows = std::move(floor.rows);
+    rack_pitch = floor.rack_pitch;
+    row_pitch = floor.row_pitch;
     g.racks_.resize(ids.size());
-    for (std::size_t row = 0; row < rows.size(); ++row) {
-      const double y0 = static_cast<double>(row) * kRowPitch;
-      for (std::size_t k = 0; k < rows[row].size(); ++k) {
-        RackPlacement& rack = g.racks_[rows[row][k]];
-        rack.id = ids[rows[row][k]];
-        rack.row = static_cast<int>(row);
-        const double x0 = static_cast<double>(k) * kRackWidth;
-        rack.box = {{x0, y0, 0.0}, {x0 + kRackWidth, y0 + kRackDepth, kRackHeight}};
-      }
+    row_x0.assign(rows.size(), 0.0);
+    row_y0.assign(rows.size(), 0.0);
+    const double cdu_room = kCduWidth + kGap;  // a CDU at either end of a row
+    // Halls without an origin stand in a grid of about as many columns as rows of halls, in
+    // order along x, hall_gap apart; each column as wide and each line as deep as its largest.
+    const auto columns = static_cast<std::size_t>(
+        std::ceil(std::sqrt(static_cast<double>(std::max<std::size_t>(floor.halls.size(), 1)))));
+    struct Extent {
+      double width = 0.0, depth = 0.0;
+      std::size_t per_bay = 1;
+      double bay_pitch = 0.0;
+    };
+    std::vector<Extent> extent(floor.halls.size());
+    for (std::size_t h = 0; h < floor.halls.size(); ++h) {
+      const FloorInput::Hall& hall = floor.halls[h];
+      double longest = 0.0;
+      for (const std::size_t row : hall.rows)
+        longest = std::max(longest, static_cast<double>(rows[row].size()) * rack_pitch);
+      Extent& e = extent[h];
+      e.bay_pitch = longest + 2.0 * cdu_room + floor.aisle;
+      e.per_bay = rowsPerBay(hall.rows.size(), e.bay_pitch, row_pitch, hall.rows_per_bay);
+      const std::size_t bays = (hall.rows.size() + e.per_bay - 1) / e.per_bay;
+      e.width = static_cast<double>(bays) * e.bay_pitch - floor.aisle;
+      e.depth = static_cast<double>(std::min(e.per_bay, hall.rows.size())) * row_pitch;
     }
+    std::vector<double> column_x(columns + 1, 0.0), line_y;
+    for (std::size_t h = 0; h < floor.halls.size(); ++h) {
+      const std::size_t c = h % columns, l = h / columns;
+      column_x[c + 1] = std::max(column_x[c + 1], extent[h].width + floor.hall_gap);
+      if (line_y.size() <= l + 1) line_y.resize(l + 2, 0.0);
+      line_y[l + 1] = std::max(line_y[l + 1], extent[h].depth + floor.hall_gap);
+    }
+    for (std::size_t c = 1; c < column_x.size(); ++c)
+      column_x[c] += column_x[c - 1];
+    for (std::size_t l = 1; l < line_y.size(); ++l)
+      line_y[l] += line_y[l - 1];
+    for (std::size_t h = 0; h < floor.halls.size(); ++h) {
+      const FloorInput::Hall& hall = floor.halls[h];
+      const std::size_t per_bay = extent[h].per_bay;
+      const double bay_pitch = extent[h].bay_pitch;
+      const double hx = hall.origin_given ? hall.x : column_x[h % columns];
+      const double hy = hall.origin_given ? hall.y : line_y[h / columns];
+      HallPlacement place;
+      place.id = hall.id;
+      constexpr double inf = std::numeric_limits<double>::infinity();
+      place.box = {{inf, inf, 0.0}, {-inf, -inf, kRackHeight}};
+      for (std::size_t i = 0; i < hall.rows.size(); ++i) {
+        const std::size_t row = hall.rows[i];
+        const double x0 = hx + static_cast<double>(i / per_bay) * bay_pitch;
+        const double y0 = hy + static_cast<double>(i % per_bay) * row_pitch;
+        row_x0[row] = x0;
+        row_y0[row] = y0;
+        RowPlacement row_place;
+        row_place.id = floor.row_ids[row];
+        row_place.racks = rows[row];
+        row_place.hall = static_cast<int>(h);
+        row_place.box = {{x0, y0, 0.0}, {x0, y0 + kRackDepth, kRackHeight}};
+        for (std::size_t k = 0; k < rows[row].size(); ++k) {
+          RackPlacement& rack = g.racks_[rows[row][k]];
+          rack.id = ids[rows[row][k]];
+          rack.row = static_cast<int>(row);
+          const double x = x0 + static_cast<double>(k) * rack_pitch;
+          rack.box = {{x, y0, 0.0}, {x + kRackWidth, y0 + kRackDepth, kRackHeight}};
+          row_place.box.max[0] = rack.box.max[0];
+        }
+        for (int a = 0; a < 2; ++a) {
+          place.box.min[a] = std::min(place.box.min[a], row_place.box.min[a]);
+          place.box.max[a] = std::max(place.box.max[a], row_place.box.max[a]);
+        }
+        place.rows.push_back(static_cast<std::uint32_t>(row));
+        g.row_places_.push_back(std::move(row_place));
+      }
+      if (hall.rows.empty()) place.box = {};
+      g.halls_.push_back(std::move(place));
+    }
+    // Rows are listed in the floor plan's order, whatever hall they stand in.
+    std::sort(g.row_places_.begin(), g.row_places_.end(),
+              [&](const RowPlacement& a, const RowPlacement& b) {
+                return g.racks_[a.racks.front()].row < g.racks_[b.racks.front()].row;
+              });
     row_start_cdu.assign(rows.size(), -1);
     row_end_cdu.assign(rows.size(), -1);
     g.rows_ = static_cast<int>(rows.size());
+    for (std::size_t r = 0; r < g.racks_.size(); ++r)
+      g.rack_index_.emplace(g.racks_[r].id, static_cast<int>(r));
   }
 
   void placeCduAtRow(int cdu, std::size_t row, bool at_start) {
-    const double y0 = static_cast<double>(row) * kRowPitch;
-    const double x0 =
-        at_start ? -kGap - kCduWidth : static_cast<double>(rows[row].size()) * kRackWidth + kGap;
+    const double y0 = row_y0[row];
+    const double x0 = at_start
+                          ? row_x0[row] - kGap - kCduWidth
+                          : row_x0[row] + static_cast<double>(rows[row].size() - 1) * rack_pitch
+                                + kRackWidth + kGap;
     g.cdus_[static_cast<std::size_t>(cdu)].box = {{x0, y0, 0.0},
                                                   {x0 + kCduWidth, y0 + kRackDepth, kCduHeight}};
     (at_start ? row_start_cdu : row_end_cdu)[row] = cdu;
@@ -98,8 +187,10 @@ class GeometryBuilder {
 
   /// CDUs not yet placed go into a row of their own after the racks.
   void placeRemainingCdus(const std::vector<bool>& placed) {
-    const double y0 = static_cast<double>(rows.size()) * kRowPitch;
-    double x0 = 0.0;
+    double y0 = 0.0;
+    for (std::size_t row = 0; row < rows.size(); ++row)
+      y0 = std::max(y0, row_y0[row] + row_pitch);
+    double x0 = g.halls_.empty() ? 0.0 : g.halls_.front().box.min[0];
     bool any = false;
     for (std::size_t c = 0; c < g.cdus_.size(); ++c) {
       if (placed[c]) continue;
@@ -108,6 +199,11 @@ class GeometryBuilder {
       any = true;
     }
     if (any) ++g.rows_;
+  }
+
+  void indexCdus() {
+    for (std::size_t c = 0; c < g.cdus_.size(); ++c)
+      g.cdu_index_.emplace(g.cdus_[c].id, static_cast<int>(c));
   }
 
   static Point3 top(const Box& b, double y_offset, double z) {
@@ -302,25 +398,47 @@ class GeometryBuilder {
 
 SiteGeometry SiteGeometry::build(const core::SiteSpec& site) {
   GeometryBuilder b;
-  std::vector<std::string> ids, keys;
-  for (const core::RackSpec& rack : site.racks) {
+  std::vector<std::string> ids;
+  for (const core::RackSpec& rack : site.racks)
     ids.push_back(rack.id.str());
-    keys.push_back(!rack.cdu.empty() ? "cdu:" + rack.cdu : rowPrefix(rack.id.str()));
+  const core::FloorPlanSpec plan = scenarios::floorPlanOf(site);
+  FloorInput floor;
+  floor.rack_pitch = plan.rack_pitch;
+  floor.row_pitch = plan.row_pitch;
+  floor.aisle = plan.aisle_width;
+  floor.hall_gap = plan.hall_gap;
+  for (const core::FloorRowSpec& row : plan.rows) {
+    floor.rows.push_back(row.racks);
+    floor.row_ids.push_back(row.id);
   }
-  b.placeRacks(ids, keys);
+  for (const core::FloorHallSpec& hall : plan.halls) {
+    FloorInput::Hall h{hall.id,          {}, hall.origin_given, hall.origin_x, hall.origin_y,
+                       hall.rows_per_bay};
+    h.rows.assign(hall.rows.begin(), hall.rows.end());
+    floor.halls.push_back(std::move(h));
+  }
+  b.placeRacks(ids, std::move(floor));
   b.g.cdus_.resize(site.cdus.size());
   for (std::size_t c = 0; c < site.cdus.size(); ++c)
     b.g.cdus_[c].id = site.cdus[c].id.str();
+  b.indexCdus();
   for (std::size_t r = 0; r < site.racks.size(); ++r) {
     b.g.racks_[r].cdu = b.g.findCdu(site.racks[r].cdu);
   }
 
   std::vector<bool> placed(site.cdus.size(), false);
-  // A CDU that feeds racks stands at the start of their row.
+  // A CDU that feeds racks stands at the start of their row; a second CDU of the row at its end.
   for (std::size_t row = 0; row < b.rows.size(); ++row) {
-    const int c = b.g.racks_[b.rows[row].front()].cdu;
-    if (c >= 0 && !placed[static_cast<std::size_t>(c)]) {
-      b.placeCduAtRow(c, row, true);
+    for (const std::uint32_t r : b.rows[row]) {
+      const int c = b.g.racks_[r].cdu;
+      if (c < 0 || placed[static_cast<std::size_t>(c)]) continue;
+      if (b.row_start_cdu[row] < 0) {
+        b.placeCduAtRow(c, row, true);
+      } else if (b.row_end_cdu[row] < 0) {
+        b.placeCduAtRow(c, row, false);
+      } else {
+        continue;
+      }
       placed[static_cast<std::size_t>(c)] = true;
     }
   }
@@ -348,12 +466,15 @@ SiteGeometry SiteGeometry::build(const core::SiteSpec& site) {
   }
   b.placeRemainingCdus(placed);
 
+  std::vector<std::vector<std::uint32_t>> racks_of_cdu(site.cdus.size());
+  for (std::uint32_t r = 0; r < b.g.racks_.size(); ++r) {
+    if (b.g.racks_[r].cdu >= 0)
+      racks_of_cdu[static_cast<std::size_t>(b.g.racks_[r].cdu)].push_back(r);
+  }
   for (std::size_t c = 0; c < site.cdus.size(); ++c) {
-    std::vector<std::uint32_t> racks;
-    for (std::uint32_t r = 0; r < b.g.racks_.size(); ++r) {
-      if (b.g.racks_[r].cdu == static_cast<int>(c)) racks.push_back(r);
+    if (!racks_of_cdu[c].empty()) {
+      b.pipeCduRow(site.cdus[c], static_cast<std::uint32_t>(c), racks_of_cdu[c], site);
     }
-    if (!racks.empty()) b.pipeCduRow(site.cdus[c], static_cast<std::uint32_t>(c), racks, site);
   }
   for (const core::SecondaryRingSpec& ring : site.rings)
     b.pipeRing(ring, site);
@@ -364,10 +485,40 @@ SiteGeometry SiteGeometry::build(const core::SiteSpec& site) {
 SiteGeometry SiteGeometry::fromIds(const std::vector<std::string>& rack_ids,
                                    const std::vector<std::string>& cdu_ids) {
   GeometryBuilder b;
-  std::vector<std::string> keys;
-  for (const std::string& id : rack_ids)
-    keys.push_back(rowPrefix(id));
-  b.placeRacks(rack_ids, keys);
+  // Rows by id prefix in order of first appearance; racks without one fill a square grid.
+  FloorInput floor;
+  std::map<std::string, std::size_t> row_of_key;
+  std::vector<std::uint32_t> loose;
+  for (std::uint32_t r = 0; r < rack_ids.size(); ++r) {
+    const std::string key = rowPrefix(rack_ids[r]);
+    if (key.empty()) {
+      loose.push_back(r);
+      continue;
+    }
+    const auto [it, inserted] = row_of_key.emplace(key, floor.rows.size());
+    if (inserted) {
+      floor.rows.emplace_back();
+      floor.row_ids.push_back(key);
+    }
+    floor.rows[it->second].push_back(r);
+  }
+  if (!loose.empty()) {
+    const auto per_row =
+        static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(loose.size()))));
+    for (std::size_t i = 0; i < loose.size(); ++i) {
+      if (i % per_row == 0) {
+        floor.rows.emplace_back();
+        floor.row_ids.push_back("(racks without a row) " + std::to_string(i / per_row + 1));
+      }
+      floor.rows.back().push_back(loose[i]);
+    }
+  }
+  FloorInput::Hall hall;
+  hall.id = "hall";
+  for (std::size_t k = 0; k < floor.rows.size(); ++k)
+    hall.rows.push_back(k);
+  floor.halls.push_back(std::move(hall));
+  b.placeRacks(rack_ids, std::move(floor));
   b.g.cdus_.resize(cdu_ids.size());
   std::vector<bool> placed(cdu_ids.size(), false);
   for (std::size_t c = 0; c < cdu_ids.size(); ++c) {
@@ -382,6 +533,7 @@ SiteGeometry SiteGeometry::fromIds(const std::vector<std::string>& rack_ids,
       }
     }
   }
+  b.indexCdus();
   b.placeRemainingCdus(placed);
   return std::move(b.g);
 }
@@ -396,17 +548,13 @@ const std::string& SiteGeometry::entityId(std::size_t entity) const {
 }
 
 int SiteGeometry::findRack(const std::string& id) const {
-  for (std::size_t r = 0; r < racks_.size(); ++r) {
-    if (racks_[r].id == id) return static_cast<int>(r);
-  }
-  return -1;
+  const auto it = rack_index_.find(id);
+  return it == rack_index_.end() ? -1 : it->second;
 }
 
 int SiteGeometry::findCdu(const std::string& id) const {
-  for (std::size_t c = 0; c < cdus_.size(); ++c) {
-    if (cdus_[c].id == id) return static_cast<int>(c);
-  }
-  return -1;
+  const auto it = cdu_index_.find(id);
+  return it == cdu_index_.end() ? -1 : it->second;
 }
 
 Box SiteGeometry::bounds() const {

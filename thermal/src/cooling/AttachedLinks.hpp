@@ -25,6 +25,11 @@ class AttachedLinks {
   /// The flows after the last solve (O(instances)).
   void publish(const std::vector<CoolantLoop>& loops);
   void declareChannels(core::Recorder& recorder);
+  /// The views recorded as interval means (for a step cycled in several thermal cycles).
+  void meanViews(std::vector<double*>& out) {
+    for (double& x : V_flow_)
+      out.push_back(&x);
+  }
 
  private:
   struct Item {

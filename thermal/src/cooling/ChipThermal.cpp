@@ -30,13 +30,12 @@ std::uint32_t ChipThermal::addAir(ChipKind kind, std::uint32_t chip, std::uint32
 }
 
 double ChipThermal::advanceAir(double h, const std::vector<double>& rack_T_inlet,
-                               const std::vector<double>& rack_fan_speed,
+                               const std::vector<double>& rack_air_film,
                                std::vector<double>& rack_air_P) {
   double Q_air = 0.0;
   for (std::size_t d = air_begin; d < dies.size(); ++d) {
     const std::uint32_t r = air_rack[d - air_begin];
-    const double speed = std::max(rack_fan_speed[r], 1e-3);
-    const double g_air = std::pow(speed, 0.8) / dies[d].spec->R_case_air_nominal;
+    const double g_air = rack_air_film[r] / dies[d].spec->R_case_air_nominal;
     R[d] = 1.0 / g_air;
     const double C_h = C[d] / h;
     const double T_in = rack_T_inlet[r];

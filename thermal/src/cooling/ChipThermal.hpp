@@ -66,11 +66,12 @@ class ChipThermal {
   void visitState(core::StateArchive& archive);
 
   /// One implicit step of length h of the air-cooled dies: C (T - T_old)/h = P - (T - T_in)/R,
-  /// R = R_case_air_nominal speed^-0.8 with the inlet and fan speed of each die's rack. Adds the
+  /// R = R_case_air_nominal / film with the inlet and the film factor speed^0.8 of each die's
+  /// rack (computed once a macro step, with the fans' speed). Adds the
   /// heat each die gave its rack's air (W, P less what it stored) to `rack_air_P` and returns
   /// their sum.
   double advanceAir(double h, const std::vector<double>& rack_T_inlet,
-                    const std::vector<double>& rack_fan_speed, std::vector<double>& rack_air_P);
+                    const std::vector<double>& rack_air_film, std::vector<double>& rack_air_P);
   bool hasAirCooled() const noexcept { return air_begin < dies.size(); }
   /// Adds the air-cooled dies' stored heat above 0 degC to E.
   void addAirStored(double& E) const;

@@ -19,7 +19,8 @@ constexpr double kQuickDisconnectVolume = 5e-6;  // m3, estimate: a UQD-class co
 // iteration, so this bounds only the error in the link laws; tighter values reach round-off in
 // networks with near-lossless headers, where flows follow from tiny pressure differences.
 constexpr double kHydraulicTolerance = 1e-7;
-// Longest interval between two samples of the CDU valve controller, s (CoolingModel::advance).
+// Default longest interval between two samples of the CDU valve controller, s
+// (core::SimulationSpec::control_step, CoolingModel::advance).
 constexpr double kControlStep = 2.0;
 // The loop's viscosity follows its mean temperature (mean of supply and return): the hydraulics
 // are solved again when that mean has moved more than this since the last solve.

@@ -57,6 +57,12 @@ class RackAirExchangers {
   void book(double h);  // run totals over a cycle of length h
 
   void declareChannels(core::Recorder& recorder);
+  /// The views recorded as interval means (for a step cycled in several thermal cycles).
+  void meanViews(std::vector<double*>& out) {
+    for (std::vector<double>* v : {&Q_flow_, &V_flow_, &fan_P_})
+      for (double& x : *v)
+        out.push_back(&x);
+  }
   double heatMoved() const noexcept { return E_moved_; }  // J, from air into water
   double fanEnergy() const noexcept { return E_fan_; }    // J
   void visitState(core::StateArchive& archive);

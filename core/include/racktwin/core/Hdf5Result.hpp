@@ -6,7 +6,7 @@
 //   /time                          float64 (samples,)            units "s"
 //   /<group>/ids                   variable-length UTF-8 strings (entities,)
 //   /<group>/<name>                float64 (samples, entities) or (samples,) for scalar channels,
-//                                  chunked, shuffle + deflate + Fletcher32 checksum, attributes
+//                                  chunked, (shuffle +) deflate + Fletcher32 checksum, attributes
 //                                  `units`, `description`,
 //                                  `aggregation` and `interval`:
 //                                    "mean": the record at t_k is the time-weighted mean over
@@ -20,6 +20,20 @@
 //                                      interval is one macro step (the sample is the max).
 //                                  The record at t = 0 is the initial state (all kinds); a run
 //                                  ending between record times has a last record at its end.
+//   /<group>_by_<level>/<name>.<statistic>
+//                                  aggregates over the entities inside racks (GPUs, CPUs,
+//                                  NVSwitches, trays) per rack, row or hall when the run's level
+//                                  of detail asks for them (core/OutputDetail.hpp): statistic
+//                                  "mean", "max" or "argmax" (an index into /entities/<group>),
+//                                  with attributes `statistic` and `source` (the channel they are
+//                                  computed from) besides the ones above; the aggregation is
+//                                  the source's ("sample" for a sampled temperature)
+//   /<group>_hottest/<name>, /<group>_hottest/index
+//                                  every channel of the N hottest entities of each record and
+//                                  their indices into /entities/<group> (statistic "hottest",
+//                                  "hottest_index")
+//   /entities/<group>              every entity of a group whose columns were reduced, in site
+//                                  order; /<group>/ids then lists the entities it keeps
 //   /scenario/text                 the scenario file as given (variable-length UTF-8 string)
 //   root attributes                program_version, site_name, scenario_path, seed, step_s,
 //                                  substeps, record_interval_s, duration_s, complete (0/1),
@@ -58,12 +72,27 @@ struct Hdf5SinkOptions {
   bool resume = false;
   std::size_t resume_rows = 0;
   double resume_time = 0.0;  // s, the checkpoint's simulated time
+  // Compression of the float datasets: deflate at deflate_level (0: none), after the byte shuffle
+  // when `shuffle` (which groups the bytes of equal significance of neighbouring values).
+  bool shuffle = true;
+  // Columns (entities) per chunk of a 2-D dataset; 0: the whole row up to about 1 MiB. Fewer
+  // columns make a chunk hold more rows, so reading one entity's series inflates less data.
+  std::size_t chunk_columns = 0;
 };
 
 /// Creates <path>.partial when open() is called (reopens it with options.resume) and renames it to
 /// `path` in close(). Throws RuntimeError on I/O failure, and when `path` or <path>.partial exists
 /// and is not a regular file.
 std::unique_ptr<RecorderSink> makeHdf5Sink(std::string path, Hdf5SinkOptions options = {});
+
+/// The size of a result file of `records` records of these channels and entity lists (what the
+/// sink's open() receives) written with `options`: the chunks the sink allocates, times the share
+/// deflate leaves of float64 records (measured on runs: bench/README.md, "Result files"), plus
+/// metadata.
+double estimatedResultBytes(
+    const std::vector<ChannelInfo>& channels,
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& entity_lists,
+    std::size_t records, const Hdf5SinkOptions& options);
 
 struct DatasetInfo {
   std::string path;  // "/gpu/T_junction"
@@ -72,6 +101,10 @@ struct DatasetInfo {
   std::string units;  // empty when absent
   std::string description;
   std::string aggregation;  // "mean", "sample", "max"; empty when absent (ids, older files)
+  // Aggregates over entities (OutputDetail.hpp): "mean", "max", "argmax", "hottest",
+  // "hottest_index", and the dataset they are computed from; empty for recorded channels.
+  std::string statistic;
+  std::string source;
 };
 
 struct ResultFileInfo {

@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace racktwin::core {
@@ -57,6 +58,11 @@ struct ChannelInfo {
   /// Entity ids of the columns; empty for a scalar channel (one value per sample, stored 1-D).
   std::vector<std::string> entity_ids;
   Aggregation aggregation = Aggregation::Undeclared;
+  /// Channels a DetailSink computes over groups of entities (OutputDetail.hpp): "mean", "max" or
+  /// "argmax" over the entities of each column, and the channel they are computed from
+  /// ("/gpu/T_junction"). Empty for a recorded channel.
+  std::string statistic = {};
+  std::string source = {};
 
   std::size_t width() const noexcept { return entity_ids.empty() ? 1 : entity_ids.size(); }
 };
@@ -72,6 +78,10 @@ struct RunMetadata {
   double record_interval = 0.0;             // s
   double duration = 0.0;                    // s
   std::vector<std::string> input_warnings;  // the scenario's plausibility warnings, one a line
+  /// Every entity of a group whose columns a DetailSink reduced ("gpu" -> all GPU ids in site
+  /// order): the argmax and hottest-entity channels hold indices into these lists. Set by the
+  /// DetailSink for the sinks after it.
+  std::vector<std::pair<std::string, std::vector<std::string>>> entity_lists = {};
 };
 
 class RecorderSink {
@@ -102,6 +112,9 @@ class Recorder {
 
   /// Adds the "<name>_max" siblings and opens the sinks.
   void open(const RunMetadata& metadata);
+  /// The channels open() hands the sinks for a run of this macro step and record interval: the
+  /// declared ones followed by the "_max" siblings (none when a record is one macro step).
+  std::vector<ChannelInfo> recordedChannels(double step, double record_interval) const;
   /// After each sub-step of the fast models, of length dt: integrates the SubstepMean channels.
   /// A driver that never calls it gets those channels integrated over each step in sample().
   void accumulateSubstep(double dt) noexcept;

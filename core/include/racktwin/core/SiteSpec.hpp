@@ -666,6 +666,61 @@ struct SimulationSpec {
   int substeps = 10;              // fast (workload, electrical) sub-steps per macro step
   double record_interval = 10.0;  // s
   std::uint64_t seed = 0;
+  /// s, the longest interval between two samples of the cooling model's controllers (CDU valve
+  /// and pump PIs): a macro step longer than this is cycled in thermal sub-steps of at most this
+  /// length. Longer for annual studies at coarse steps (docs/scenario-format.md).
+  double control_step = 2.0;
+};
+
+/// A row of racks on the floor plan (docs/scenario-format.md, `layout`). Rows come from the rack
+/// ids: a row is the racks sharing an id prefix ("row3" of "row3/rack05"); a rack whose id has
+/// no prefix forms a row with the other racks of its CDU (or ring), named after it.
+struct FloorRowSpec {
+  std::string id;                    // "row3", "hall1/row012"
+  std::vector<std::uint32_t> racks;  // indices into SiteSpec::racks, in scenario order
+  std::uint32_t hall = 0;            // index into FloorPlanSpec::halls
+};
+
+/// A hall: a grouping of rows placed together, in bays of rows side by side along y, the bays
+/// one after another along x. Without `layout.halls` the site is one hall "hall" of every row.
+struct FloorHallSpec {
+  std::string id;                   // "hall1"
+  std::vector<std::uint32_t> rows;  // indices into FloorPlanSpec::rows, in placement order
+  bool origin_given = false;        // else halls stand in a grid, hall_gap apart
+  double origin_x = 0.0;            // m, the corner of the hall's first row
+  double origin_y = 0.0;            // m
+  int rows_per_bay = 0;             // rows of a bay; 0: chosen to make the hall about square
+};
+
+/// The floor plan: rows and halls (always filled by the loader) and their spacing.
+struct FloorPlanSpec {
+  double rack_pitch = 0.6;   // m, centre distance of two racks of a row (an NVL72 is 0.6 m wide)
+  double row_pitch = 3.6;    // m, between two rows of a bay: rack depth plus a hot and cold aisle
+  double aisle_width = 3.0;  // m, the cross aisle between two bays of rows
+  double hall_gap = 10.0;    // m, between two halls placed without an origin
+  std::vector<FloorRowSpec> rows;
+  std::vector<FloorHallSpec> halls;
+};
+
+/// What the result file records (scenario `output`, `racktwin run` options): the level of
+/// detail of the entities inside racks (GPUs, CPUs, NVSwitches, trays) and the compression.
+struct OutputSpec {
+  enum class PerGpu : std::uint8_t {
+    Auto,        // Every up to kAutoPerGpuLimit GPUs, Aggregated above
+    Every,       // one column per entity
+    Aggregated,  // aggregates only (X11 defines None)
+    Selected,    // one column per entity of the racks, rows and halls in per_gpu_ids
+  };
+  static constexpr std::size_t kAutoPerGpuLimit = 10'000;  // GPUs
+  PerGpu per_gpu = PerGpu::Auto;
+  std::vector<std::string> per_gpu_ids;  // rack, row or hall ids (Selected)
+  int hottest_gpus = -1;                 // N hottest GPUs each record; -1: 16 without per-GPU
+                                         // columns of every GPU, else 0
+  bool aggregates_auto = true;           // rack, row (and hall with several) when not All
+  std::vector<std::string> aggregates;   // "rack", "row", "hall" (aggregates_auto false)
+  int compression = 1;                   // deflate level 0-9, 0: none
+  bool shuffle = true;                   // byte shuffle before deflate
+  std::size_t chunk_columns = 256;       // entities per chunk of a 2-D dataset
 };
 
 struct SiteSpec {
@@ -691,6 +746,8 @@ struct SiteSpec {
   // (docs/scenario-format.md, "Plausible ranges"): reported on stderr, in the summary and result.
   std::vector<std::string> input_warnings;
   std::vector<std::string> input_files;  // every file the loader read (data, weather, traces)
+  FloorPlanSpec floor;  // rows and halls (scenarios::floorPlanOf fills a hand-built spec's)
+  OutputSpec output;
 };
 
 }  // namespace racktwin::core

@@ -22,6 +22,16 @@ struct SpectralPeak {
 /// when the largest amplitude is below 1e-9 of the series' mean magnitude (plus 1e-12).
 SpectralPeak dominantOscillation(std::span<const double> series, double dt);
 
+/// The one-sided amplitude spectrum that dominantOscillation searches: mean removed, Hann window,
+/// zero-padded to a power of two; bin k (1 .. size/2) at frequency k / (size dt) holds
+/// 2 |X_k| / (sum of window), the amplitude of a sinusoid centred on that bin. Empty for fewer than
+/// 8 samples or dt <= 0.
+struct AmplitudeSpectrum {
+  std::vector<double> frequency;  // Hz
+  std::vector<double> amplitude;  // the series' unit
+};
+AmplitudeSpectrum amplitudeSpectrum(std::span<const double> series, double dt);
+
 /// A series of time-weighted block means that never grows past its capacity: when full, pairs of
 /// neighbouring blocks merge (halving the count and doubling the block length). Memory is
 /// allocated once, in the constructor.

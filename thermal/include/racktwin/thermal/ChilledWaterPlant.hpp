@@ -46,6 +46,13 @@ class ChilledWaterPlant {
   double partLoadFactor(double PLR) const;
 
   void declareChannels(core::Recorder& recorder);
+  /// The values recorded as interval means (the owner averages them over a step of several
+  /// cycles).
+  void meanViews(std::vector<double*>& out) {
+    for (double* v : {&Q_, &Q_economiser_, &P_chillers_, &P_chw_pump_, &P_tower_fans_, &P_cw_pumps_,
+                      &P_electric_, &water_rate_})
+      out.push_back(v);
+  }
   void summarise(core::Summary& summary) const;
   void visitState(core::StateArchive& archive);
 

@@ -15,11 +15,13 @@ enum class Quantity : std::uint8_t {
   CoolantTemperature,      // racks: outlet (flow-weighted mix of the trays); CDUs: supply;
                            // pipes: supply or return temperature they carry (K)
   CoolantFlow,             // racks: supply hose; CDUs: secondary pump; pipes: flow carried (m3/s)
+  DesignMarginUsed,        // racks, CDUs: share of the tightest design limit used over the run,
+                           // 100 (1 - worst margin) (%; results with /limits, DesignMargins.hpp)
 };
-inline constexpr std::size_t kQuantityCount = 4;
+inline constexpr std::size_t kQuantityCount = 5;
 inline constexpr std::array<Quantity, kQuantityCount> kAllQuantities = {
     Quantity::GpuJunctionTemperature, Quantity::RackPower, Quantity::CoolantTemperature,
-    Quantity::CoolantFlow};
+    Quantity::CoolantFlow, Quantity::DesignMarginUsed};
 
 struct QuantityInfo {
   std::string_view key;         // command-line name: "gpu-temperature", "rack-power", ...

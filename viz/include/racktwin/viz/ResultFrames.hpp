@@ -8,6 +8,8 @@
 // scenario file there (scenarios::loadResultScenario). When neither loads (moved data files, an
 // older file) or it no longer matches the columns, the geometry falls back to
 // SiteGeometry::fromIds over the file's rack and CDU ids; geometryFromScenario() says which.
+// A result that keeps the GPUs and trays of some racks only is coloured from its per-rack
+// aggregates (the hottest GPU, the mean tray outlet); notes() says so.
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -35,6 +37,9 @@ class ResultFrames {
   /// Why the scenario could not be used (empty when it was).
   const std::string& scenarioProblem() const noexcept;
   const std::string& siteName() const noexcept;
+  /// What the frames show differently from a result with every GPU and tray (a reduced level of
+  /// detail: core/OutputDetail.hpp): one sentence each; empty for a full result.
+  const std::vector<std::string>& notes() const noexcept;
 
   std::size_t size() const noexcept;                  // samples
   const std::vector<double>& times() const noexcept;  // s, ascending

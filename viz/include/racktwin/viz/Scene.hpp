@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "racktwin/core/Units.hpp"
 #include "racktwin/viz/ColorMap.hpp"
 #include "racktwin/viz/Frame.hpp"
 #include "racktwin/viz/Quantity.hpp"
@@ -44,6 +45,13 @@ class Scene {
   int highlightedRack() const noexcept;
   /// Text in the top-left corner (e.g. the site name); empty hides it.
   void setTitle(const std::string& title);
+  /// The legend shows the colour range in display units of this system (core::displayUnitFor:
+  /// degC or degF, W, kW or MW, L/min or gpm); the colours and ranges given stay SI. Default SI.
+  void setUnitSystem(core::UnitSystem units);
+  /// The legend as drawn: its title ("GPU junction temperature (max) [°C]") and its range in
+  /// the title's unit.
+  std::string legendTitle() const;
+  std::pair<double, double> legendRange() const;
 
   /// Renders offscreen at width x height pixels into a PNG (written to path.partial, then
   /// renamed). Needs an X display: Debian's VTK has no EGL/OSMesa; throws core::RuntimeError

@@ -6,14 +6,16 @@
 // e < rackCount(), CDU e - rackCount() next, then pipes. Rack and CDU ids are the recorder's
 // entity ids ("row1/rack01", "row1/cdu1"), so result columns map to them by id.
 //
-// Layout rules:
-//  - a row is the racks of one CDU (RackSpec::cdu) or, for racks on a ring, the racks sharing an
-//    id prefix ("row1/" of "row1/rack01"); racks with neither fill a square grid;
-//  - racks stand side by side in scenario order (0.6 m pitch), rows 3.6 m apart (rack depth plus
-//    a hot/cold aisle pair);
-//  - a CDU that serves a row stands at its start, next to the first rack; a ring's CDUs stand
-//    at the start (or, after the last row, the end) of the row that follows them in tap order;
-//    any other CDU stands in a row of its own after the racks;
+// Layout rules (the floor plan, scenarios/FloorPlan.hpp and the scenario's `layout` key):
+//  - rows are the floor plan's (the racks sharing an id prefix, "row1" of "row1/rack01"), racks
+//    side by side in scenario order at the rack pitch (0.6 m);
+//  - a hall's rows stand side by side along y at the row pitch (3.6 m: rack depth and a hot and
+//    cold aisle) in bays of rows_per_bay rows; bays follow one another along x, a cross aisle
+//    apart; halls stand side by side along x, hall_gap apart, or at their given origin;
+//  - a CDU that serves a row stands at its start, next to the first rack (a second CDU of the
+//    row at its end); a ring's CDUs stand at the start (or, after the last row, the end) of the
+//    row that follows them in tap order; any other CDU stands in a row of its own after the
+//    racks;
 //  - pipes: per CDU-fed rack a supply and a return path (over the row headers when the CDU has
 //    them), per ring the supply and return mains through its taps with a hose pair per rack,
 //    and with a facility loop the facility supply and return mains along the CDUs.
@@ -21,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "racktwin/core/SiteSpec.hpp"
@@ -39,6 +42,21 @@ struct RackPlacement {
   Box box;
   int row = 0;   // row index, 0-based
   int cdu = -1;  // index of the CDU that feeds the rack, -1 on a ring or unknown
+};
+
+/// A row of racks and a hall of rows, as the floor plan groups them (their boxes bound what they
+/// hold, on the floor).
+struct RowPlacement {
+  std::string id;  // "row1", "hall1/row012"
+  Box box;
+  std::vector<std::uint32_t> racks;  // rack indices along the row
+  int hall = 0;
+};
+
+struct HallPlacement {
+  std::string id;  // "hall" for a site without layout.halls
+  Box box;
+  std::vector<std::uint32_t> rows;  // row indices (rows())
 };
 
 struct CduPlacement {
@@ -71,13 +89,18 @@ class SiteGeometry {
   /// Lays out the site as described above.
   static SiteGeometry build(const core::SiteSpec& site);
   /// Without a scenario (a result whose scenario cannot be loaded): racks grouped in rows by id
-  /// prefix, CDUs in a row of their own, no pipes.
+  /// prefix in one hall, CDUs at the start of the row their id prefix names or in a row of their
+  /// own, no pipes.
   static SiteGeometry fromIds(const std::vector<std::string>& rack_ids,
                               const std::vector<std::string>& cdu_ids);
 
   const std::vector<RackPlacement>& racks() const noexcept { return racks_; }
   const std::vector<CduPlacement>& cdus() const noexcept { return cdus_; }
   const std::vector<PipePlacement>& pipes() const noexcept { return pipes_; }
+  /// The floor plan's rows and halls (racks only: a row of CDUs alone is not among them).
+  const std::vector<RowPlacement>& rows() const noexcept { return row_places_; }
+  const std::vector<HallPlacement>& halls() const noexcept { return halls_; }
+  /// Rows drawn, the row of CDUs without racks included.
   int rowCount() const noexcept { return rows_; }
 
   std::size_t rackCount() const noexcept { return racks_.size(); }
@@ -102,6 +125,9 @@ class SiteGeometry {
   std::vector<RackPlacement> racks_;
   std::vector<CduPlacement> cdus_;
   std::vector<PipePlacement> pipes_;
+  std::vector<RowPlacement> row_places_;
+  std::vector<HallPlacement> halls_;
+  std::unordered_map<std::string, int> rack_index_, cdu_index_;
   int rows_ = 0;
   friend class GeometryBuilder;
 };
