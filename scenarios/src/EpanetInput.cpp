@@ -135,6 +135,7 @@ class Reader {
   explicit Reader(const std::string& path) { model_.path = path; }
 
   EpanetModel read();
+  EpanetModel parse(const std::string& text);
 
  private:
   [[noreturn]] void fail(const Line& line, std::size_t token, const Key& key,
@@ -377,9 +378,11 @@ void Reader::readOptions() {
     } else if (is(k, "SPECIFIC")) {
       model_.specific_gravity = number(line, 2, key);
       if (!(model_.specific_gravity > 0.0)) fail(line, 2, key, "must be positive");
+      model_.viscosity_given = true;
     } else if (is(k, "VISCOSITY")) {
       viscosity = number(line, 1, key);
       if (!(viscosity > 0.0)) fail(line, 1, key, "must be positive");
+      model_.viscosity_given = true;
     } else if (is(k, "TRIALS")) {
       model_.trials = wholeCount(line, 1, key, 1);
     } else if (is(k, "ACCURACY")) {
@@ -514,6 +517,7 @@ Index Reader::addNode(const Line& line, EpanetNode node) {
   if (!node_index_.emplace(id, n).second) {
     fail(line, 0, "node " + id, "node '" + id + "' defined twice");
   }
+  node.line = line.number;
   model_.network.addNode(id);
   model_.nodes.push_back(std::move(node));
   return n;
@@ -533,6 +537,7 @@ void Reader::readNodes() {
     node.elevation = length(number(line, 1, key));
     if (line.tokens.size() > 2) {
       EpanetNode::Demand demand;
+      demand.line = line.number;
       demand.base = flow(number(line, 2, key));
       if (line.tokens.size() > 3) demand.pattern = pattern(line, 3, key);
       node.demands.push_back(demand);
@@ -808,6 +813,7 @@ void Reader::readDemands() {
       replaced[n] = 1;
     }
     EpanetNode::Demand demand;
+    demand.line = line.number;
     demand.base = flow(number(line, 1, key));
     if (line.tokens.size() > 2) demand.pattern = pattern(line, 2, key);
     node.demands.push_back(demand);
@@ -855,6 +861,7 @@ void Reader::readControls() {
     need(line, 4, key);
     if (!is(line.tokens[0], "LINK")) fail(line, 0, key, "a control starts with LINK");
     EpanetControl control;
+    control.line = line.number;
     control.link = link(line, 1, key);
     applyStatus(control.link, line, 2, key, &control.status, &control.setting);
     const Token& when = line.tokens[3];
@@ -903,6 +910,10 @@ EpanetModel Reader::read() {
   std::string text(static_cast<std::size_t>(std::max<std::streamoff>(in.tellg(), 0)), '\0');
   in.seekg(0, std::ios::beg);
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  return parse(text);
+}
+
+EpanetModel Reader::parse(const std::string& text) {
   split(text);
   for (const Line& line : lines_[static_cast<std::size_t>(Section::Title)]) {
     if (!model_.title.empty()) break;
@@ -912,9 +923,11 @@ EpanetModel Reader::read() {
   }
   if (!lines_[static_cast<std::size_t>(Section::Rules)].empty()) {
     model_.warnings.push_back("[RULES]: rule-based controls are ignored");
+    model_.rules_line = lines_[static_cast<std::size_t>(Section::Rules)].front().number;
   }
   if (!lines_[static_cast<std::size_t>(Section::Emitters)].empty()) {
     model_.warnings.push_back("[EMITTERS]: emitters are ignored");
+    model_.emitters_line = lines_[static_cast<std::size_t>(Section::Emitters)].front().number;
   }
   readOptions();
   readTimes();
@@ -977,6 +990,10 @@ std::optional<Index> EpanetModel::findNode(std::string_view id) const {
 
 EpanetModel readEpanetInput(const std::string& path) {
   return Reader(path).read();
+}
+
+EpanetModel parseEpanetInput(const std::string& text, const std::string& path) {
+  return Reader(path).parse(text);
 }
 
 void holdTankHead(EpanetModel& model, std::string_view tank_id, double head) {

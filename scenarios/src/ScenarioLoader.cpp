@@ -18,6 +18,7 @@
 #include "GpuTrace.hpp"
 #include "InputPaths.hpp"
 #include "LayoutOutputLoader.hpp"
+#include "NetworkLoader.hpp"
 #include "RatingsLoader.hpp"
 #include "RequestTrace.hpp"
 #include "ScenarioTemplate.hpp"
@@ -1654,12 +1655,20 @@ std::vector<core::RackSpec> readRacks(const MapReader& r, DataLibrary& lib, IdRe
 
 /// Secondary rings shared by several CDUs: the CDUs and racks in ring order, and one main segment.
 /// Every rack must end up on exactly one loop: a CDU (its cdu key) or a ring (a ring's taps).
+/// `rings` comes in with the loops of `networks` (NetworkLoader.cpp), whose CDUs and racks are
+/// taken.
 std::vector<core::SecondaryRingSpec> readRings(const MapReader& r, std::vector<core::CduSpec>& cdus,
                                                std::vector<core::RackSpec>& racks,
                                                const std::vector<RackOrigin>& origins,
-                                               const core::CoolantSpec& coolant, IdRegistry& ids) {
-  std::vector<core::SecondaryRingSpec> rings;
+                                               const core::CoolantSpec& coolant, IdRegistry& ids,
+                                               std::vector<core::SecondaryRingSpec> rings) {
   std::vector<std::string> cdu_ring(cdus.size());
+  for (const core::SecondaryRingSpec& net : rings) {
+    for (std::size_t c = 0; c < cdus.size(); ++c) {
+      if (std::find(net.taps.begin(), net.taps.end(), cdus[c].id.str()) != net.taps.end())
+        cdu_ring[c] = net.id.str();
+    }
+  }
   if (const auto list = r.optionalList("rings", "secondary rings")) {
     for (std::size_t i = 0; i < list->size(); ++i) {
       const MapReader m = list->map(i, {"id", "segment", "taps"});
@@ -1723,7 +1732,8 @@ std::vector<core::SecondaryRingSpec> readRings(const MapReader& r, std::vector<c
     if (rack.cdu.empty() && rack.ring.empty() && rack.type.liquid_cooled) {
       throw core::InputError(origins[k].where, origins[k].path + ".cdu",
                              "required key is missing: the id of the CDU that serves rack '"
-                                 + rack.id.str() + "' (or list the rack in a ring's taps)");
+                                 + rack.id.str()
+                                 + "' (or list the rack in a ring's taps or a network's racks)");
     }
     if (rack.cdu.empty()) continue;
     for (std::size_t c = 0; c < cdus.size(); ++c) {
@@ -1731,7 +1741,8 @@ std::vector<core::SecondaryRingSpec> readRings(const MapReader& r, std::vector<c
         throw core::InputError(origins[k].where, origins[k].path + ".cdu",
                                "CDU '" + rack.cdu + "' feeds ring '" + cdu_ring[c]
                                    + "'; list rack '" + rack.id.str()
-                                   + "' in the ring's taps instead of naming the CDU");
+                                   + "' in the ring's taps (or the network's racks) instead of "
+                                     "naming the CDU");
       }
     }
   }
@@ -2254,7 +2265,8 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   const MapReader r = MapReader::root(
       doc, {"racktwin_scenario", "name", "description", "allow_outside_paths", "data_dir",
             "simulation", "coolant", "facility_water", "ambient", "room", "cdus", "rings", "racks",
-            "workload", "scheduler", "electrical", "events", "air_plant", "layout", "output"});
+            "workload", "scheduler", "electrical", "events", "air_plant", "layout", "output",
+            "networks"});
   if (!r.has("racktwin_scenario")) {
     r.fail("racktwin_scenario",
            "required key is missing; a scenario file starts with "
@@ -2322,7 +2334,18 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   std::vector<RackOrigin> rack_origins;
   site.racks =
       readRacks(r, lib, ids, site.cdus, site.secondary_coolant, site.facility, rack_origins);
-  site.rings = readRings(r, site.cdus, site.racks, rack_origins, site.secondary_coolant, ids);
+  // Loops whose piping an EPANET file gives (NetworkLoader.cpp), then the ring mains.
+  const detail::NetworkIds network_ids{
+      [&](const std::string& id, std::string_view what, const MapReader& m, std::string_view key) {
+        ids.add(id, what, m, key);
+      },
+      [&](const std::string& id, std::string_view wanted) {
+        return unknownComponent(id, ids, wanted,
+                                wanted == "CDU" ? idsOf(site.cdus) : idsOf(site.racks));
+      }};
+  site.rings = readRings(
+      r, site.cdus, site.racks, rack_origins, site.secondary_coolant, ids,
+      detail::readNetworks(r, site.cdus, site.racks, site.secondary_coolant, network_ids));
   detail::readLayout(r, site);  // rows and halls (LayoutOutputLoader.cpp)
   detail::readOutput(r, site);
   readWorkload(r, site, ids, lib.root());

@@ -1,5 +1,6 @@
 // The coolant networks of CoolingModel, built once from the site: one loop per CDU (racks at the
-// CDU or on row headers) and one loop per secondary ring shared by several CDUs.
+// CDU or on row headers), one loop per secondary ring shared by several CDUs, and one per
+// imported piping network (a ring whose `network` is set).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -9,6 +10,7 @@
 
 #include "CoolingModelImpl.hpp"
 #include "components/BuiltinKinds.hpp"
+#include "cooling/NetworkPiping.hpp"
 #include "racktwin/core/Error.hpp"
 
 namespace racktwin::thermal {
@@ -247,6 +249,28 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
     loop.cell_begin = static_cast<std::uint32_t>(cells.C.size());
     loop.die_begin = static_cast<std::uint32_t>(chips.dies.size());
     const std::string base = ring.id.str();
+    if (ring.network) {
+      // Piping from an imported network (cooling/NetworkPiping.hpp): each link takes the pipe
+      // kind's volume and cells and the network's own law; the CDUs and racks at their nodes.
+      const core::PipingNetworkSpec& net = *ring.network;
+      std::vector<Index> at;
+      for (const core::PipingNetworkSpec::Node& node : net.nodes)
+        at.push_back(b.node(base + '/' + node.id));
+      for (const core::PipingNetworkSpec::Link& l : net.links) {
+        const Index k =
+            b.pipe(base + '/' + l.id, at[l.from], at[l.to], cooling::networkLinkPipe(l));
+        b.laws[k] = cooling::networkLinkLaw(l);
+      }
+      loop.tank = at[net.tank];
+      for (const core::PipingNetworkSpec::Attachment& c : net.cdus)
+        b.cdu(cduIndex(c.id).value(), at[c.a], at[c.b]);
+      for (const core::PipingNetworkSpec::Attachment& r : net.racks) {
+        const std::uint32_t k = rackIndex(r.id).value();
+        b.rack(k, site.racks[k], at[r.a], at[r.b]);
+      }
+      finishLoop(loop, site, std::move(b.laws));
+      continue;
+    }
     const auto n = static_cast<int>(ring.taps.size());
     std::vector<Index> supply(ring.taps.size()), ret(ring.taps.size());
     for (int k = 0; k < n; ++k) {

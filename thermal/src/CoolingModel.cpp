@@ -808,6 +808,20 @@ std::optional<double> CoolingModel::nodeTemperature(std::string_view node_id) co
   }
   return std::nullopt;
 }
+std::optional<double> CoolingModel::nodePressure(std::string_view node_id) const {
+  for (const cooling::CoolantLoop& loop : impl_->loops) {
+    if (const auto n = loop.network.findNode(node_id)) return loop.solver->p()[*n];
+  }
+  return std::nullopt;
+}
+std::optional<double> CoolingModel::linkFlow(std::string_view link_id) const {
+  for (const cooling::CoolantLoop& loop : impl_->loops) {
+    for (cooling::Index l = 0; l < loop.network.linkCount(); ++l) {
+      if (loop.network.linkId(l) == link_id) return loop.solver->V_flow()[l];
+    }
+  }
+  return std::nullopt;
+}
 void CoolingModel::injectPlateHeatErrorForValidation(double relative) {
   impl_->plate_heat_error = relative;
 }

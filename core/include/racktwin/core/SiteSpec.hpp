@@ -14,6 +14,7 @@
 #include "racktwin/core/ComponentId.hpp"
 #include "racktwin/core/ElectricalSpec.hpp"
 #include "racktwin/core/Error.hpp"
+#include "racktwin/core/PipingNetworkSpec.hpp"
 
 namespace racktwin::core {
 
@@ -309,10 +310,14 @@ struct CduSpec {
 /// consecutive taps (the last back to the first). A CDU draws from the return main at its tap and
 /// feeds the supply main there; a rack's hoses join both mains at its tap. The expansion tank sits
 /// at the suction of the ring's first CDU.
+/// A loop whose piping comes from an existing network (`networks[]` of a scenario) is a ring with
+/// `network` set: its taps are the CDUs and racks attached to the network (CDUs first), and the
+/// network replaces the ring mains (`segment` unused).
 struct SecondaryRingSpec {
   ComponentId id;
   std::vector<std::string> taps;  // CDU and rack ids in ring order
   PipeSpec segment;               // one main segment between two taps, supply and return alike
+  std::optional<PipingNetworkSpec> network;
 };
 
 struct CoolantSpec {

@@ -29,10 +29,12 @@ struct EpanetNode {
   enum class Kind : std::uint8_t { Junction, Reservoir, Tank };
   std::string id;
   Kind kind = Kind::Junction;
+  int line = 0;            // where the file defines it
   double elevation = 0.0;  // m (reservoir: its head)
   struct Demand {
     double base = 0.0;  // m3/s
     int pattern = -1;   // index into patterns, -1: none
+    int line = 0;       // its line in [JUNCTIONS] or [DEMANDS]
   };
   std::vector<Demand> demands;                           // junctions
   int head_pattern = -1;                                 // reservoirs
@@ -59,6 +61,7 @@ struct EpanetControl {
   double time = 0.0;                          // s (timer: since start; clock time: of day)
   core::FlowNetwork::Index node = 0;
   double grade = 0.0;  // m of head the node's head is compared with
+  int line = 0;
 };
 
 struct EpanetModel {
@@ -84,6 +87,10 @@ struct EpanetModel {
   double start_clocktime = 0.0;    // s of day
   double duration = 0.0;           // s
   std::vector<std::string> warnings;
+  // The first data line of sections the reader does not act on (0: absent), for readers that
+  // must refuse them (a closed coolant loop has no leaks and no rule-based controls).
+  int rules_line = 0, emitters_line = 0;
+  bool viscosity_given = false;  // [OPTIONS] VISCOSITY or SPECIFIC GRAVITY set the fluid
 
   std::optional<core::FlowNetwork::Index> findNode(std::string_view id) const;
 };
@@ -92,6 +99,8 @@ struct EpanetModel {
 /// and keyword as key; unsupported features (constant-power pumps, PCVs, pressure-driven demand,
 /// Chezy-Manning) are refused the same way, never computed wrongly.
 EpanetModel readEpanetInput(const std::string& path);
+/// The same from the file's text already read (`path` for messages).
+EpanetModel parseEpanetInput(const std::string& text, const std::string& path);
 
 /// Holds a tank at `head` (file units): a steady solve treats tanks as fixed heads.
 void holdTankHead(EpanetModel& model, std::string_view tank_id, double head);

@@ -74,6 +74,11 @@ class CoolingModel : public core::Model {
   /// Coolant temperature at a network node by its id (e.g. "row1/rack01/supply_manifold/tap01"),
   /// K; nullopt for an unknown id. A linear search: for tests and viewers, not for step loops.
   std::optional<double> nodeTemperature(std::string_view node_id) const;
+  /// Piezometric pressure at a node above its loop's expansion tank after the last hydraulic
+  /// solve, Pa; and the flow through a link from its port a to its port b, m3/s. By id, nullopt
+  /// for an unknown one; linear searches for tests and viewers.
+  std::optional<double> nodePressure(std::string_view node_id) const;
+  std::optional<double> linkFlow(std::string_view link_id) const;
   double maxGpuJunctionTemperature() const;   // K, over the run so far
   std::span<const double> trayFlows() const;  // m3/s per tray, trays of all racks in order
   std::span<const double> rackFlows() const;  // m3/s per rack (supply hose), site order
