@@ -131,6 +131,8 @@ std::uint64_t Engine::plannedFineSteps() const noexcept {
   if (!simulation_.fast_forward.enabled) return 1;
   if (eventDue() || fine_index_ < settle_until_) return 1;
   std::uint64_t n = preferred_fine_;
+  // Steps of max_step end on its multiples, so records at multiples of it cut none short.
+  if (n == max_fine_) n = (fine_index_ / max_fine_ + 1) * max_fine_ - fine_index_;
   const std::uint64_t total = total_steps_;
   n = std::min(n, total > fine_index_ ? total - fine_index_ : 1);
   // Never across a record time: records fall on multiples of the record interval.
@@ -171,14 +173,20 @@ void Engine::adaptStep(std::uint64_t taken) {
   const std::uint64_t flags = monitoredFlags();
   const bool flags_changed = flags != flags_previous_;
   flags_previous_ = flags;
+  // The change a step of the preferred length would have seen, at the rate of the step taken
+  // (shorter when a record, an event or the settle time cut it).
+  const std::uint64_t preferred = std::max(preferred_fine_, taken);
+  const double expected = change * static_cast<double>(preferred) / static_cast<double>(taken);
   const double tolerance = simulation_.fast_forward.tolerance;
   // A NaN change (a non-finite temperature, which the models report) falls back too.
-  if (flags_changed || !(change <= tolerance)) {
-    preferred_fine_ = 1;
-  } else if (change <= 0.5 * tolerance) {
-    preferred_fine_ = std::min(2 * taken, max_fine_);
+  if (flags_changed || !(expected <= 2.0 * tolerance)) {
+    preferred_fine_ = 1;  // a transient: fine steps
+  } else if (expected > tolerance) {
+    preferred_fine_ = std::max<std::uint64_t>(1, preferred / 2);
+  } else if (expected <= 0.5 * tolerance) {
+    preferred_fine_ = std::min(2 * preferred, max_fine_);
   } else {
-    preferred_fine_ = taken;
+    preferred_fine_ = preferred;
   }
 }
 

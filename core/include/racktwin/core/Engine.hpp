@@ -9,11 +9,14 @@
 // With SimulationSpec::fast_forward the macro step varies: a whole number n of fine steps
 // (`step`), 1 <= n <= max_step / step. Every step boundary lies on the fine grid; a step never
 // crosses a record time, the end of the run or the fine-grid time at which a queued event is
-// applied. The step is one fine step at an event and for `settle` after it; otherwise n doubles
-// while the largest change of any GPU junction temperature (SiteState::gpu_T_junction) over the
-// last step is at most half the tolerance, holds while it is at most the tolerance, and falls
-// back to 1 when it exceeds the tolerance or when any GPU's throttle or shutdown flag or any
-// rack's power flag changed. The sequence depends only on the scenario and its seed.
+// applied, and a step of max_step ends on a multiple of max_step. The step is one fine step at an
+// event and for `settle` after it. Otherwise the rule looks at the largest change of any GPU
+// junction temperature (SiteState::gpu_T_junction) over the last step, scaled to the preferred
+// length (a step cut short by a record or an event counts at its rate): at most half the
+// tolerance, the preferred length doubles; at most the tolerance, it holds; up to twice the
+// tolerance, it halves; beyond, or when any GPU's throttle or shutdown flag or any rack's power
+// flag changed (their counts), it falls back to one fine step. The sequence depends only on the
+// scenario and its seed.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
