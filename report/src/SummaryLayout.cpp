@@ -235,8 +235,7 @@ constexpr std::array kLayouts = std::to_array<SummaryKeyLayout>({
     {"fast_forward_steps", S::Run, 0, "Fast-forward: macro steps taken", "", 1.0, 0.0, false},
     {"fast_forward_fine_steps", S::Run, 0, "Fast-forward: steps of one fine step", "", 1.0, 0.0,
      false},
-    {"fast_forward_longest_step_s", S::Run, 0, "Fast-forward: longest step", "s", 1.0, 0.0,
-     false},
+    {"fast_forward_longest_step_s", S::Run, 0, "Fast-forward: longest step", "s", 1.0, 0.0, false},
 });
 
 /// Matches `key` against `pattern` ('*': any non-empty text, the shortest that lets the rest

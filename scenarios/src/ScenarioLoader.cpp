@@ -1194,9 +1194,8 @@ void readFastForward(const MapReader& m, core::SimulationSpec& s) {
 }
 
 core::SimulationSpec readSimulation(const MapReader& r, const SimulationOverrides& o) {
-  const MapReader m =
-      r.map("simulation", {"duration", "step", "substeps", "record_interval", "seed",
-                           "control_step", "fast_forward"});
+  const MapReader m = r.map("simulation", {"duration", "step", "substeps", "record_interval",
+                                           "seed", "control_step", "fast_forward"});
   core::SimulationSpec s;
   s.step = m.quantityOr("step", Dimension::Time, 1.0, Check::Positive);
   s.duration = m.quantity("duration", Dimension::Time, Check::Positive, Kind::RunLength);
@@ -1934,9 +1933,10 @@ core::TrainingJobSpec readJob(const MapReader& m, const core::SimulationSpec& si
   // The iterations' power: each phase at its own (the square wave) or the period average.
   if (const auto power = m.optionalString("power", "'phases' or 'average'")) {
     if (*power != "phases" && *power != "average") {
-      m.fail("power", "must be 'phases' (each phase at its own power) or 'average' (the "
-                      "iteration's period average), got '"
-                          + *power + "'");
+      m.fail("power",
+             "must be 'phases' (each phase at its own power) or 'average' (the "
+             "iteration's period average), got '"
+                 + *power + "'");
     }
     job.average_power = *power == "average";
   }
@@ -2096,10 +2096,9 @@ void readWorkload(const MapReader& r, core::SiteSpec& site, IdRegistry& ids,
   };
   std::vector<Held> held;
   for (std::size_t i = 0; i < list->size(); ++i) {
-    const MapReader m = list->map(
-        i, {"id", "type", "racks", "gpus", "submit", "start", "duration", "iteration", "checkpoint",
-            "failures", "trace", "arrivals", "server", "format", "interval", "model", "load",
-            "power"});
+    const MapReader m = list->map(i, {"id", "type", "racks", "gpus", "submit", "start", "duration",
+                                      "iteration", "checkpoint", "failures", "trace", "arrivals",
+                                      "server", "format", "interval", "model", "load", "power"});
     const std::string type = m.string("type", "a workload type (training, inference or replay)");
     Held h;
     // `order`: jobs submitted at one time queue in scenario order, whatever their kind.

@@ -89,20 +89,20 @@ class Engine {
   };
   std::vector<Queued> queue_;  // a min-heap on (time, sequence)
   std::size_t sequence_ = 0;
-  double time_ = 0.0;            // s, fine_index_ * step
+  double time_ = 0.0;             // s, fine_index_ * step
   std::uint64_t fine_index_ = 0;  // fine steps from the start to time_
   std::size_t steps_ = 0;         // macro steps taken
   std::size_t total_steps_ = 0;   // fine steps of the run
   // Fast-forward (SimulationSpec::fast_forward).
-  std::uint64_t max_fine_ = 1;           // fine steps of max_step
-  std::uint64_t record_fine_ = 1;        // fine steps of the record interval
-  std::uint64_t preferred_fine_ = 1;     // length the step rule asks for next
-  std::uint64_t settle_fine_ = 0;        // fine steps of the settle time
-  std::uint64_t settle_until_ = 0;       // fine index before which steps stay fine
-  std::vector<double> T_previous_;       // K, gpu_T_junction at the last step's start
-  std::uint64_t flags_previous_ = 0;     // throttled + shut-down GPUs + unpowered racks then
-  std::size_t fine_steps_taken_ = 0;     // steps of one fine step
-  double longest_step_ = 0.0;            // s
+  std::uint64_t max_fine_ = 1;        // fine steps of max_step
+  std::uint64_t record_fine_ = 1;     // fine steps of the record interval
+  std::uint64_t preferred_fine_ = 1;  // length the step rule asks for next
+  std::uint64_t settle_fine_ = 0;     // fine steps of the settle time
+  std::uint64_t settle_until_ = 0;    // fine index before which steps stay fine
+  std::vector<double> T_previous_;    // K, gpu_T_junction at the last step's start
+  std::uint64_t flags_previous_ = 0;  // throttled + shut-down GPUs + unpowered racks then
+  std::size_t fine_steps_taken_ = 0;  // steps of one fine step
+  double longest_step_ = 0.0;         // s
 };
 
 }  // namespace racktwin::core
