@@ -685,7 +685,7 @@ struct SimulationSpec {
   /// and pump PIs): a macro step longer than this is cycled in thermal sub-steps of at most this
   /// length. Longer for annual studies at coarse steps (docs/scenario-format.md).
   double control_step = 2.0;
-  FastForwardSpec fast_forward;
+  FastForwardSpec fast_forward = {};
 };
 
 /// A row of racks on the floor plan (docs/scenario-format.md, `layout`). Rows come from the rack
