@@ -1879,8 +1879,9 @@ void readFailures(const MapReader& m, core::TrainingJobSpec& job) {
   }
 }
 
-/// GPUs of a job: those it asks for, or those of its named racks.
-std::uint32_t jobGpus(const core::TrainingJobSpec& job, const std::vector<core::RackSpec>& racks) {
+/// GPUs of a job (training or inference): those it asks for, or those of its named racks.
+template <class JobSpec>
+std::uint32_t jobGpus(const JobSpec& job, const std::vector<core::RackSpec>& racks) {
   if (job.gpus > 0) return job.gpus;
   std::uint32_t gpus = 0;
   for (const core::ComponentId& id : job.racks) {
@@ -2015,7 +2016,7 @@ core::InferenceJobSpec readInference(const MapReader& m, const core::SimulationS
     // Served from a named model on its accelerator (WorkloadModels.hpp).
     if (m.has("server")) m.fail("server", "give server (fixed throughputs) or model, not both");
     if (m.has("load") && !m.has("trace")) m.fail("load", "load shaping needs a trace");
-    detail::readInferenceModel(m, data_root, job);
+    detail::readInferenceModel(m, data_root, jobGpus(job, racks), job);
     m.finish();
     return job;
   }

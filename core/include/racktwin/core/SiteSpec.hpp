@@ -512,6 +512,13 @@ struct InferenceDeploymentSpec {
   double serving_efficiency = 1.0;
   double ttft_target = 0.0;  // s, time to first token a request must meet (0: none)
   double tpot_target = 0.0;  // s, time per output token after the first (0: none)
+  // Disaggregated serving (docs/workloads.md): prefill_replicas > 0 splits the replicas into a
+  // prefill pool (the first replicas in the job's GPU order) and a decode pool of
+  // decode_replicas; prefill + decode = the job's replicas. 0 and 0: aggregated (every replica
+  // runs prompts and decodes).
+  int prefill_replicas = 0;
+  int decode_replicas = 0;
+  bool disaggregated() const noexcept { return prefill_replicas > 0; }
 };
 
 /// A training job derived from its model: the loader turns it into iteration durations.
