@@ -20,6 +20,8 @@ packages=(
   # `racktwin report`: plotly.js inlined into every report (python3-plotly ships it), and headless
   # Chromium for --pdf and for the tests that render each report and look at what it drew.
   python3-plotly chromium
+  # The PDF test reads what --pdf printed with an independent reader (pdfinfo, pdftotext).
+  poppler-utils
   # CFD characterisation runs OpenFOAM's programs as child processes.
   openfoam
   # racktwin sweep over MPI ranks (mpirun, srun): Open MPI distributes the cases; a scheduler of

@@ -14,6 +14,7 @@ sibling is the aggregate of the sampled channel with the same statistic. Prints 
 is any; otherwise prints a one-line summary and exits 0. Needs /usr/bin/python3 (h5py, numpy).
 """
 import argparse
+import json
 import sys
 
 import h5py
@@ -58,6 +59,43 @@ def check_aggregate(f, ds, statistic, aggregation):
     return problems
 
 
+def check_limit_tables(f):
+    """A complete run that checked design limits keeps them: /limits holds one row per limit,
+    and its own columns give the summary's counts (checked rows, rows with a first violation)
+    and the smallest margin."""
+    if "summary_json" not in f.attrs or int(f.attrs.get("complete", 0)) != 1:
+        return []
+    values = json.loads(f.attrs["summary_json"])  # {key: SI value or null}
+    if not isinstance(values, dict):
+        return ["attribute 'summary_json' is not a JSON object"]
+    checked = values.get("design_limits_checked")
+    if checked is None:
+        return []
+    limits = f.get("limits")
+    headroom = f.get("headroom")
+    if not isinstance(limits, h5py.Group) or not isinstance(headroom, h5py.Group):
+        return [f"the summary checked {checked:g} design limits but /limits or /headroom is "
+                f"missing"]
+    problems = []
+    rows_checked = float(np.sum(limits["checked"][()]))
+    if rows_checked != checked:
+        problems.append(f"/limits/checked sums to {rows_checked:g}, the summary's "
+                        f"design_limits_checked is {checked:g}")
+    violated = values.get("design_limits_violated")
+    first = limits["first_violation_time"][()]
+    rows_violated = float(np.count_nonzero(np.isfinite(first)))
+    if violated is not None and rows_violated != violated:
+        problems.append(f"/limits has {rows_violated:g} rows with a first violation, the "
+                        f"summary's design_limits_violated is {violated:g}")
+    margin = values.get("design_margin_min")
+    fractions = limits["worst_margin_fraction"][()]
+    fractions = fractions[np.isfinite(fractions)]
+    if margin is not None and fractions.size and abs(float(np.min(fractions)) - margin) > 1e-12:
+        problems.append(f"/limits' smallest worst_margin_fraction is {np.min(fractions):g}, the "
+                        f"summary's design_margin_min is {margin:g}")
+    return problems
+
+
 def check_file(f, allow_incomplete):
     problems = []
 
@@ -81,6 +119,8 @@ def check_file(f, allow_incomplete):
         problems.append("root attribute 'complete' is missing")
     elif int(f.attrs["complete"]) != 1 and not allow_incomplete:
         problems.append(f"run is incomplete (complete = {int(f.attrs['complete'])})")
+
+    problems += check_limit_tables(f)
 
     samples = None
     time = f.get("time")

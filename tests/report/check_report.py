@@ -237,6 +237,11 @@ def check_page(dom, stderr, results, sweep, units, checker):
             if label in flagged and note and label in note.group(1):
                 continue
             checker.close("%s from the records" % label, float(a), float(b), rel=1e-6, abs_=1e-9)
+    # A run that checked design limits shows their headroom, read from its /limits.
+    for summary in (summaries if not sweep else []):
+        if (summary.get("design_limits_checked") or 0) > 0 and "holds no design limits" in dom:
+            checker.fail("the summary checked %g design limits, the page says the result holds none"
+                         % summary["design_limits_checked"])
     # The hottest junction in degC (degF) is the summary's kelvin converted here, independently.
     peaks = [x.get("max_gpu_temperature_K") for x in summaries] if not sweep else []
     peaks = [p for p in peaks if p is not None]

@@ -62,6 +62,8 @@ class DetailSink final : public RecorderSink {
   void append(double time, std::span<const double> row) override;
   void close(bool complete, std::string_view summary_json) override;
   void flush() override;
+  /// Tables (design limits, headroom) pass through unchanged.
+  void addTable(const ResultTable& table) override { downstream_.addTable(table); }
 
   /// What `downstream` receives for these recorder channels (for size estimates): its channels
   /// and the full entity lists (RunMetadata::entity_lists).

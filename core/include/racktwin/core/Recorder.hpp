@@ -97,7 +97,7 @@ class RecorderSink {
   /// Makes every row appended so far durable (a checkpoint follows). Default: nothing to do.
   virtual void flush() {}
   /// A table to store beside the records (design limits, headroom); called before close().
-  /// Default: not kept.
+  /// Default: not kept. A sink that passes records on to another must pass tables on too.
   virtual void addTable(const ResultTable& /*table*/) {}
 };
 
