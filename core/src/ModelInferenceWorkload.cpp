@@ -32,8 +32,7 @@ double above(double fraction, const RackPower& p) {
 }
 
 /// A pool's busy GPU power from its utilisations, at most P_max, W.
-double busyPower(double u_c, double u_m, double u_n, const AcceleratorSpec& a,
-                 const RackPower& p) {
+double busyPower(double u_c, double u_m, double u_n, const AcceleratorSpec& a, const RackPower& p) {
   const double P = p.gpu_P_idle + u_c * above(a.compute_power_fraction, p)
                    + u_m * above(a.memory_power_fraction, p)
                    + u_n * above(a.communication_power_fraction, p);
@@ -111,9 +110,9 @@ void ModelInferenceWorkload::advancePools(const ServerInterval& run, double span
     double share, u_c, u_m, u_n;
   };
   const auto pool = [span](const PoolInterval& i) {
-    return i.busy > 0.0 ? Pool{i.busy / span, i.compute / i.busy, i.memory / i.busy,
-                               i.network / i.busy}
-                        : Pool{0.0, 0.0, 0.0, 0.0};
+    return i.busy > 0.0
+               ? Pool{i.busy / span, i.compute / i.busy, i.memory / i.busy, i.network / i.busy}
+               : Pool{0.0, 0.0, 0.0, 0.0};
   };
   const Pool prefill = pool(run.prefill_pool);
   const Pool decode = pool(run.decode_pool);
@@ -134,7 +133,8 @@ void ModelInferenceWorkload::advancePools(const ServerInterval& run, double span
         P = busyPower(q.u_c, q.u_m, q.u_n, a, p);
         loads.add(r, gpus_share * q.share, P, p.gpuPowerCapped(P));
       }
-      gpu_energy_ += gpus_share * n * (q.share * P + (active / span - q.share) * p.gpu_P_idle) * span;
+      gpu_energy_ +=
+          gpus_share * n * (q.share * P + (active / span - q.share) * p.gpu_P_idle) * span;
     };
     add(x, prefill);
     add(1.0 - x, decode);

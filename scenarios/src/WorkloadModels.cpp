@@ -211,11 +211,11 @@ void readDisaggregated(const MapReader& m, std::uint32_t gpus, core::InferenceDe
 
 void readInferenceModel(const MapReader& job, const fs::path& root, std::uint32_t gpus,
                         core::InferenceJobSpec& spec) {
-  const MapReader m = job.map(
-      "model", {"type", "accelerator", "weights", "kv_cache", "attention", "tensor_parallel",
-                "expert_parallel", "pipeline_parallel", "max_batch", "max_batch_tokens",
-                "memory_for_kv_cache", "serving_efficiency", "ttft_target", "tpot_target",
-                "disaggregated"});
+  const MapReader m =
+      job.map("model", {"type", "accelerator", "weights", "kv_cache", "attention",
+                        "tensor_parallel", "expert_parallel", "pipeline_parallel", "max_batch",
+                        "max_batch_tokens", "memory_for_kv_cache", "serving_efficiency",
+                        "ttft_target", "tpot_target", "disaggregated"});
   core::InferenceDeploymentSpec d;
   double calibrated = 0.0;
   readModelOnAccelerator(m, root, d.model, d.accelerator, calibrated);

@@ -180,9 +180,9 @@ TEST_CASE("Disaggregated pools report their file, line and key", "[workload]") {
 }
 
 TEST_CASE("A lopsided prefill pool loads with a warning", "[workload]") {
-  const core::SiteSpec site = load(
-      edited(kPools, kPoolsKey, "disaggregated: {prefill_replicas: 17, decode_replicas: 1}"),
-      kPools);
+  const core::SiteSpec site =
+      load(edited(kPools, kPoolsKey, "disaggregated: {prefill_replicas: 17, decode_replicas: 1}"),
+           kPools);
   REQUIRE(site.input_warnings.size() == 1);
   CHECK(site.input_warnings[0].find("workload[0].model.disaggregated.prefill_replicas")
         != std::string::npos);
