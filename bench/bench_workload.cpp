@@ -5,7 +5,8 @@
 // and Poisson inference on half the racks beside training on the other half; DeepSeek-R1 served
 // from its model (ModelServer) on every GPU at 20 requests/s and at 10,000 requests/s (about 85 %
 // of the row's latency-bound capacity, docs/workloads.md; simulated for 1/24 of the hours given,
-// as its cost is per request). The thermal and
+// as its cost is per request), and at 10,000 requests/s on disaggregated pools (half the
+// replicas prefill, half decode; as long). The thermal and
 // electrical models do not run; GPU speeds stay at 1. Run from the source tree:
 // bench_workload [hours] [repeat] [substeps]: sub-steps per macro step, after each of which the
 // executor compares its GPU inputs (the scenario's 10; 1 compares them at every sub-step).
@@ -85,7 +86,7 @@ core::InferenceJobSpec modelInference(const std::vector<core::ComponentId>& rack
   return job;
 }
 
-enum class Case { Training, Replay, Mixed, ModelLight, ModelFull };
+enum class Case { Training, Replay, Mixed, ModelLight, ModelFull, ModelDisaggregated };
 
 /// Best wall time of `repeat` runs, s.
 double run(const core::SiteSpec& base, Case which, double seconds, int repeat, long substeps) {
@@ -106,6 +107,13 @@ double run(const core::SiteSpec& base, Case which, double seconds, int repeat, l
   if (which == Case::ModelLight) site.inference_jobs.push_back(modelInference(all, seconds, 20.0));
   if (which == Case::ModelFull) {
     site.inference_jobs.push_back(modelInference(all, seconds, 10000.0));
+  }
+  if (which == Case::ModelDisaggregated) {
+    core::InferenceJobSpec job = modelInference(all, seconds, 10000.0);
+    const int replicas = static_cast<int>(all.size()) * 72 / 8;
+    job.deployment->prefill_replicas = replicas / 2;
+    job.deployment->decode_replicas = replicas - replicas / 2;
+    site.inference_jobs.push_back(std::move(job));
   }
   if (which == Case::Replay) {
     const std::string path =
@@ -168,10 +176,13 @@ int main(int argc, char** argv) {
         {Case::Replay, "replay, all racks"},
         {Case::Mixed, "training + inference"},
         {Case::ModelLight, "DeepSeek-R1 from its model, all racks, 20 requests/s"},
-        {Case::ModelFull, "DeepSeek-R1 from its model, all racks, 10,000 requests/s"}};
+        {Case::ModelFull, "DeepSeek-R1 from its model, all racks, 10,000 requests/s"},
+        {Case::ModelDisaggregated,
+         "DeepSeek-R1, disaggregated prefill and decode pools, 10,000 requests/s"}};
     for (const auto& [which, label] : cases) {
       std::printf("%s\n", label);
-      const double span = which == Case::ModelFull ? seconds / 24.0 : seconds;
+      const bool per_request = which == Case::ModelFull || which == Case::ModelDisaggregated;
+      const double span = per_request ? seconds / 24.0 : seconds;
       const double wall = run(site, which, span, repeat, substeps);
       std::printf("  %.3f s wall for %.2f h: %.0fx real time, %.2f us per 0.1 s sub-step\n", wall,
                   span / 3600.0, span / wall, wall / (span / 0.1) * 1e6);

@@ -31,6 +31,14 @@ double above(double fraction, const RackPower& p) {
   return std::max(fraction * p.gpu_P_max - p.gpu_P_idle, 0.0);
 }
 
+/// A pool's busy GPU power from its utilisations, at most P_max, W.
+double busyPower(double u_c, double u_m, double u_n, const AcceleratorSpec& a, const RackPower& p) {
+  const double P = p.gpu_P_idle + u_c * above(a.compute_power_fraction, p)
+                   + u_m * above(a.memory_power_fraction, p)
+                   + u_n * above(a.communication_power_fraction, p);
+  return std::min(P, p.gpu_P_max);
+}
+
 }  // namespace
 
 ModelInferenceWorkload::ModelInferenceWorkload(const InferenceJobSpec& spec, std::uint32_t gpus,
@@ -46,6 +54,8 @@ std::span<const JobChannel> ModelInferenceWorkload::channels() const noexcept {
 }
 
 void ModelInferenceWorkload::reset(double /*time*/, const JobSite& /*site*/) {
+  // One rack is one NVL72 domain: the pools share it only when the job holds one rack.
+  server_.setKvTransferWithinDomain(racks().size() == 1);
   if (scheduled()) {
     server_.setStart(std::numeric_limits<double>::infinity());
   } else {
@@ -73,6 +83,10 @@ void ModelInferenceWorkload::advance(const SubStep& step, const SiteState& state
   setView(kDecoding, static_cast<double>(server_.decoding()));
   setView(kTokensPerSecond, static_cast<double>(server_.tokensLastRun()) / step.dt);
   setView(kBusy, run.busy / span);
+  if (server_.disaggregated()) {
+    advancePools(run, span, active, site, loads);
+    return;
+  }
   const double share = run.busy / span;
   const double u_c = run.busy > 0.0 ? run.compute / run.busy : 0.0;
   const double u_m = run.busy > 0.0 ? run.memory / run.busy : 0.0;
@@ -82,13 +96,48 @@ void ModelInferenceWorkload::advance(const SubStep& step, const SiteState& state
     const double n = site.layout->rack_gpu_begin[r + 1] - site.layout->rack_gpu_begin[r];
     double P = 0.0;
     if (share > 0.0) {
-      P = p.gpu_P_idle + u_c * above(a.compute_power_fraction, p)
-          + u_m * above(a.memory_power_fraction, p)
-          + u_n * above(a.communication_power_fraction, p);
-      P = std::min(P, p.gpu_P_max);
+      P = busyPower(u_c, u_m, u_n, a, p);
       loads.add(r, share, P, p.gpuPowerCapped(P));
     }
     gpu_energy_ += n * (share * P + (active / span - share) * p.gpu_P_idle) * span;
+  }
+}
+
+void ModelInferenceWorkload::advancePools(const ServerInterval& run, double span, double active,
+                                          const JobSite& site, RackLoads& loads) noexcept {
+  const AcceleratorSpec& a = server_.roofline().deployment().accelerator;
+  struct Pool {
+    double share, u_c, u_m, u_n;
+  };
+  const auto pool = [span](const PoolInterval& i) {
+    return i.busy > 0.0
+               ? Pool{i.busy / span, i.compute / i.busy, i.memory / i.busy, i.network / i.busy}
+               : Pool{0.0, 0.0, 0.0, 0.0};
+  };
+  const Pool prefill = pool(run.prefill_pool);
+  const Pool decode = pool(run.decode_pool);
+  // The prefill pool is the job's first GPUs in its rack order; a rack across the boundary
+  // hosts both pools in proportion to its GPUs.
+  const double boundary =
+      static_cast<double>(server_.prefillReplicas()) * server_.roofline().gpusPerReplica();
+  const std::span<const std::uint32_t> job_racks = racks();
+  const std::span<const std::uint32_t> offsets = rackGpuOffsets();
+  for (std::size_t i = 0; i < job_racks.size(); ++i) {
+    const std::uint32_t r = job_racks[i];
+    const RackPower& p = site.rack_power[r];
+    const double n = site.layout->rack_gpu_begin[r + 1] - site.layout->rack_gpu_begin[r];
+    const double x = n > 0.0 ? std::clamp((boundary - offsets[i]) / n, 0.0, 1.0) : 0.0;
+    const auto add = [&](double gpus_share, const Pool& q) {
+      double P = 0.0;
+      if (q.share > 0.0 && gpus_share > 0.0) {
+        P = busyPower(q.u_c, q.u_m, q.u_n, a, p);
+        loads.add(r, gpus_share * q.share, P, p.gpuPowerCapped(P));
+      }
+      gpu_energy_ +=
+          gpus_share * n * (q.share * P + (active / span - q.share) * p.gpu_P_idle) * span;
+    };
+    add(x, prefill);
+    add(1.0 - x, decode);
   }
 }
 
@@ -141,6 +190,11 @@ void ModelInferenceWorkload::summarise(Summary& summary) const {
                               ? std::optional<double>(n(s.tokensGenerated()) / gpu_energy_)
                               : std::nullopt,
                           j + "generated tokens per joule of GPU energy", "1/J", 1.0, 0.0});
+  if (s.disaggregated()) {
+    summary.add(SummaryItem{k + "kv_transfer_mean_s", mean(s.kvTransferSum(), s.kvTransferCount()),
+                            j + "mean time to move a prompt's KV cache to the decode pool", "s",
+                            1.0, 0.0});
+  }
 }
 
 void ModelInferenceWorkload::visitState(StateArchive& archive) {

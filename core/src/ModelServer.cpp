@@ -77,12 +77,35 @@ ModelServer::ModelServer(const InferenceJobSpec& spec, std::uint32_t gpus, std::
   }
   replicas_ = static_cast<int>(gpus / per_replica);
   replica_kv_ = roofline_.kvCapacity();
-  kv_capacity_ = replica_kv_ * replicas_;
-  const auto slots = static_cast<std::size_t>(replicas_)
-                     * static_cast<std::size_t>(roofline_.deployment().max_batch);
+  const InferenceDeploymentSpec& d = roofline_.deployment();
+  const auto max_batch = static_cast<std::size_t>(d.max_batch);
+  if (d.prefill_replicas != 0 || d.decode_replicas != 0) {
+    if (d.prefill_replicas < 1 || d.decode_replicas < 1
+        || d.prefill_replicas + d.decode_replicas != replicas_) {
+      throw std::invalid_argument(
+          what + ": prefill and decode replicas (" + std::to_string(d.prefill_replicas) + " + "
+          + std::to_string(d.decode_replicas) + ") must be at least 1 each and add up to its "
+          + std::to_string(replicas_) + " replicas");
+    }
+    prefill_replicas_ = d.prefill_replicas;
+    decode_replicas_ = d.decode_replicas;
+    // Decode slots for the requests in prefill, in transfer and decoding; the decode pool's
+    // cache holds their whole sequences.
+    prompt_slots_ = static_cast<std::size_t>(prefill_replicas_);
+    slots_ = static_cast<std::size_t>(decode_replicas_) * max_batch;
+    kv_capacity_ = replica_kv_ * decode_replicas_;
+    // Attention data parallel (experts spread over the replica): a request's cache lies on one
+    // GPU; else it is split over the replica's GPUs (heads, stages), each sending its share.
+    kv_links_ = d.model.experts > 0 && d.expert_parallel > 1 ? 1.0 : roofline_.gpusPerReplica();
+  } else {
+    prompt_slots_ = static_cast<std::size_t>(replicas_);
+    slots_ = static_cast<std::size_t>(replicas_) * max_batch;
+    kv_capacity_ = replica_kv_ * replicas_;
+  }
   queue_.reserve(arrivals_.traceSize() == 0 ? 4096 : arrivals_.traceSize());
   prefill_.reserve(static_cast<std::size_t>(replicas_));
-  decode_.reserve(slots);
+  decode_.reserve(slots_);
+  transfer_.reserve(disaggregated() ? slots_ : 0);
   reset();
 }
 
@@ -90,6 +113,9 @@ void ModelServer::reset() {
   queue_.clear();
   prefill_.clear();
   decode_.clear();
+  transfer_.clear();
+  transfer_sum_ = 0.0;
+  transfer_count_ = 0;
   prefill_clock_ = decode_clock_ = context_offset_ = prompt_context_sum_ = kv_reserved_ = 0.0;
   now_ = start_;
   arrived_ = dropped_ = started_ = served_ = on_target_ = 0;
@@ -140,6 +166,49 @@ ModelServer::Rates ModelServer::rates() const noexcept {
   return r;
 }
 
+ModelServer::Rates ModelServer::disaggregatedRates() const noexcept {
+  Rates r;
+  const double nd = static_cast<double>(decode_.size());
+  const double np = static_cast<double>(prefill_.size());
+  const double P = prefill_replicas_;
+  const double D = decode_replicas_;
+  const auto shares = [](double busy, const IterationTime& t) {
+    return PoolShares{busy, busy * t.computeUtilisation(), busy * t.memoryUtilisation(),
+                      busy * t.networkUtilisation()};
+  };
+  if (np > 0.0) {
+    // Each prompt on its own prefill replica, in full chunks.
+    const double p = roofline_.deployment().max_batch_tokens;
+    const IterationTime t = roofline_.iteration(0.0, 0.0, p, prompt_context_sum_ / np / 2.0);
+    r.prompt = p / t.seconds;
+    r.prefill_pool = shares(np / P, t);
+    r.flops += np * t.flops / t.seconds;
+  }
+  if (nd > 0.0) {
+    // n requests on min(n, D) decode replicas.
+    const double occupied = std::min(nd, D);
+    const double b = nd / occupied;
+    const double K = (context_offset_ + nd * decode_clock_) / occupied;
+    const IterationTime t = roofline_.iteration(b, K, 0.0, 0.0);
+    r.decode = 1.0 / t.seconds;
+    r.decode_pool = shares(occupied / D, t);
+    r.flops += occupied * t.flops / t.seconds;
+  }
+  // The job's shares: the pools weighted by their GPUs.
+  const double R = replicas_;
+  r.busy = (P * r.prefill_pool.busy + D * r.decode_pool.busy) / R;
+  r.compute = (P * r.prefill_pool.compute + D * r.decode_pool.compute) / R;
+  r.memory = (P * r.prefill_pool.memory + D * r.decode_pool.memory) / R;
+  r.network = (P * r.prefill_pool.network + D * r.decode_pool.network) / R;
+  return r;
+}
+
+double ModelServer::kvTransferTime(double context) const noexcept {
+  const AcceleratorSpec& a = roofline_.deployment().accelerator;
+  const double link = kv_within_domain_ ? a.nvlink_bandwidth : a.scale_out_bandwidth;
+  return context * roofline_.kvBytesPerToken() / (kv_links_ * link * a.network_efficiency);
+}
+
 void ModelServer::arrive() noexcept {
   const InferenceRequest q = arrivals_.request();
   ++arrived_;
@@ -153,9 +222,8 @@ void ModelServer::arrive() noexcept {
 }
 
 void ModelServer::admit(double now) noexcept {
-  const auto R = static_cast<std::size_t>(replicas_);
-  const std::size_t slots = R * static_cast<std::size_t>(roofline_.deployment().max_batch);
-  while (!queue_.empty() && prefill_.size() < R && prefill_.size() + decode_.size() < slots) {
+  while (!queue_.empty() && prefill_.size() < prompt_slots_
+         && prefill_.size() + transfer_.size() + decode_.size() < slots_) {
     const Waiting w = queue_.front();
     const double need = static_cast<double>(w.context) + w.generated;
     if (kv_reserved_ + need > kv_capacity_) return;  // FIFO: the head waits for cache
@@ -190,10 +258,30 @@ void ModelServer::finishPrompt(double now) noexcept {
     if (ttft_target == 0.0 || ttft <= ttft_target) ++on_target_;
     return;
   }
+  if (disaggregated()) {
+    // The KV cache moves to a decode replica; it decodes from its arrival there.
+    const double transfer = kvTransferTime(p.context);
+    transfer_sum_ += transfer;
+    ++transfer_count_;
+    transfer_.push_back(Decoding{now + transfer, 0.0, p.arrival, now, p.context, p.generated});
+    std::push_heap(transfer_.begin(), transfer_.end(), kLaterFinish);
+    return;
+  }
   decode_.push_back(Decoding{decode_clock_ + (p.generated - 1), decode_clock_, p.arrival, now,
                              p.context, p.generated});
   std::push_heap(decode_.begin(), decode_.end(), kLaterFinish);
   context_offset_ += p.context - decode_clock_;
+}
+
+void ModelServer::finishTransfer() noexcept {
+  std::pop_heap(transfer_.begin(), transfer_.end(), kLaterFinish);
+  Decoding d = transfer_.back();
+  transfer_.pop_back();
+  d.finish = decode_clock_ + (d.generated - 1);
+  d.start = decode_clock_;
+  decode_.push_back(d);
+  std::push_heap(decode_.begin(), decode_.end(), kLaterFinish);
+  context_offset_ += d.context - decode_clock_;
 }
 
 void ModelServer::finishDecode(double now) noexcept {
@@ -227,7 +315,7 @@ ServerInterval ModelServer::run(double t0, double t1, double speed) noexcept {
   const bool moving = speed > 0.0 && std::isfinite(speed);
   double pos = a;
   while (true) {
-    const Rates r = rates();
+    const Rates r = disaggregated() ? disaggregatedRates() : rates();
     double t_prompt = kInf;
     double t_decode = kInf;
     if (moving && !prefill_.empty()) {
@@ -236,13 +324,25 @@ ServerInterval ModelServer::run(double t0, double t1, double speed) noexcept {
     if (moving && !decode_.empty()) {
       t_decode = pos + std::max(decode_.front().finish - decode_clock_, 0.0) / (r.decode * speed);
     }
+    // KV transfers run on the network, in wall time.
+    const double t_transfer = transfer_.empty() ? kInf : transfer_.front().finish;
     const double t_arrival = arrivals_.next();
-    const double t_next = std::min({t_prompt, t_decode, t_arrival, b});
+    const double t_next = std::min({t_prompt, t_decode, t_transfer, t_arrival, b});
     const double span = t_next - pos;
     out.busy += r.busy * span;
     out.compute += r.compute * span;
     out.memory += r.memory * span;
     out.network += r.network * span;
+    if (disaggregated()) {
+      const auto integrate = [span](PoolInterval& pool, const PoolShares& s) {
+        pool.busy += s.busy * span;
+        pool.compute += s.compute * span;
+        pool.memory += s.memory * span;
+        pool.network += s.network * span;
+      };
+      integrate(out.prefill_pool, r.prefill_pool);
+      integrate(out.decode_pool, r.decode_pool);
+    }
     if (moving) {
       flops_ += r.flops * speed * span;
       prefill_clock_ += r.prompt * speed * span;
@@ -250,10 +350,12 @@ ServerInterval ModelServer::run(double t0, double t1, double speed) noexcept {
       decoded_ += static_cast<double>(decode_.size()) * r.decode * speed * span;
     }
     pos = t_next;
-    if (t_decode <= t_prompt && t_decode <= t_arrival && t_decode <= b) {
+    if (t_decode <= t_prompt && t_decode <= t_transfer && t_decode <= t_arrival && t_decode <= b) {
       finishDecode(pos);
-    } else if (t_prompt <= t_arrival && t_prompt <= b) {
+    } else if (t_prompt <= t_transfer && t_prompt <= t_arrival && t_prompt <= b) {
       finishPrompt(pos);
+    } else if (t_transfer <= t_arrival && t_transfer <= b) {
+      finishTransfer();
     } else if (t_arrival < b) {
       arrive();
     } else {
@@ -272,6 +374,8 @@ void ModelServer::visitState(StateArchive& a) {
   queue_.visitState(a);
   a.trivialResizable(prefill_);
   a.trivialResizable(decode_);
+  a.trivialResizable(transfer_);
+  a(transfer_sum_, transfer_count_);
   a(prefill_clock_, decode_clock_, context_offset_, prompt_context_sum_, kv_reserved_, now_,
     arrived_, dropped_, started_, served_, on_target_, tokens_, prompt_tokens_, tokens_last_,
     tpot_count_, flops_, delay_sum_, ttft_sum_, tpot_sum_, decoded_);

@@ -209,6 +209,8 @@ constexpr std::array kLayouts = std::to_array<SummaryKeyLayout>({
      1.0, 0.0, false},
     {"job_*_queueing_delay_mean_s", S::ScheduledJobs, 0, "Job {1}: mean wait for admission", "s",
      1.0, 0.0, false},
+    {"job_*_kv_transfer_mean_s", S::ScheduledJobs, 0,
+     "Job {1}: mean time to move a prompt's KV cache to the decode pool", "s", 1.0, 0.0, false},
     {"job_*_gpu_energy_J", S::ScheduledJobs, 0, "Job {1}: GPU energy demanded while it ran", "J",
      1.0, 0.0, false},
     {"job_*_tokens_per_gpu_J", S::ScheduledJobs, 0,

@@ -1242,8 +1242,9 @@ core::SimulationSpec readSimulation(const MapReader& r, const SimulationOverride
   // The cooling controllers' sampling: 2 s by default; coarser for annual studies.
   s.control_step = m.quantityOr("control_step", Dimension::Time, 2.0, Check::Positive);
   if (s.control_step > 3600.0) {
-    m.fail("control_step", "must be at most 1 h: the CDU and pump PIs cannot hold a loop "
-                           "sampled once an hour");
+    m.fail("control_step",
+           "must be at most 1 h: the CDU and pump PIs cannot hold a loop "
+           "sampled once an hour");
   }
   if (s.control_step > 10.0) {
     const core::SourceLocation at = m.whereValue("control_step");
@@ -1909,8 +1910,9 @@ void readFailures(const MapReader& m, core::TrainingJobSpec& job) {
   }
 }
 
-/// GPUs of a job: those it asks for, or those of its named racks.
-std::uint32_t jobGpus(const core::TrainingJobSpec& job, const std::vector<core::RackSpec>& racks) {
+/// GPUs of a job (training or inference): those it asks for, or those of its named racks.
+template <class JobSpec>
+std::uint32_t jobGpus(const JobSpec& job, const std::vector<core::RackSpec>& racks) {
   if (job.gpus > 0) return job.gpus;
   std::uint32_t gpus = 0;
   for (const core::ComponentId& id : job.racks) {
@@ -2055,7 +2057,7 @@ core::InferenceJobSpec readInference(const MapReader& m, const core::SimulationS
     // Served from a named model on its accelerator (WorkloadModels.hpp).
     if (m.has("server")) m.fail("server", "give server (fixed throughputs) or model, not both");
     if (m.has("load") && !m.has("trace")) m.fail("load", "load shaping needs a trace");
-    detail::readInferenceModel(m, data_root, job);
+    detail::readInferenceModel(m, data_root, jobGpus(job, racks), job);
     m.finish();
     return job;
   }
@@ -2302,11 +2304,27 @@ fs::path resolveDataDir(const MapReader& r, const std::string& fallback) {
 core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir,
                             const SimulationOverrides& overrides) {
   checkFormatVersion(doc, "racktwin_scenario", kScenarioFormatVersion, "scenario");
-  const MapReader r = MapReader::root(
-      doc, {"racktwin_scenario", "name", "description", "allow_outside_paths", "data_dir",
-            "simulation", "coolant", "facility_water", "ambient", "room", "cdus", "rings", "racks",
-            "workload", "scheduler", "electrical", "events", "air_plant", "layout", "output",
-            "networks"});
+  const MapReader r = MapReader::root(doc, {"racktwin_scenario",
+                                            "name",
+                                            "description",
+                                            "allow_outside_paths",
+                                            "data_dir",
+                                            "simulation",
+                                            "coolant",
+                                            "facility_water",
+                                            "ambient",
+                                            "room",
+                                            "cdus",
+                                            "rings",
+                                            "racks",
+                                            "workload",
+                                            "scheduler",
+                                            "electrical",
+                                            "events",
+                                            "air_plant",
+                                            "layout",
+                                            "output",
+                                            "networks"});
   if (!r.has("racktwin_scenario")) {
     r.fail("racktwin_scenario",
            "required key is missing; a scenario file starts with "

@@ -180,13 +180,42 @@ void readModelOnAccelerator(const MapReader& m, const fs::path& root,
       readModelFile(dataFile(m, "type", root, "models", type, "model type"), type, a, &calibrated);
 }
 
+/// `disaggregated`: the prefill and decode pools, which must add up to the job's replicas.
+void readDisaggregated(const MapReader& m, std::uint32_t gpus, core::InferenceDeploymentSpec& d) {
+  const MapReader p = m.map("disaggregated", {"prefill_replicas", "decode_replicas"});
+  d.prefill_replicas = p.integer("prefill_replicas", 1, 1'000'000);
+  d.decode_replicas = p.integer("decode_replicas", 1, 1'000'000);
+  const auto group = static_cast<std::uint32_t>(d.tensor_parallel * d.pipeline_parallel);
+  const std::uint32_t replicas = gpus / group;
+  if (gpus % group == 0 && d.prefill_replicas + d.decode_replicas != static_cast<int>(replicas)) {
+    p.fail("decode_replicas", "prefill_replicas + decode_replicas = "
+                                  + std::to_string(d.prefill_replicas + d.decode_replicas)
+                                  + " must equal the job's replicas: its " + std::to_string(gpus)
+                                  + " GPUs over tensor x pipeline parallel " + std::to_string(group)
+                                  + " = " + std::to_string(replicas));
+  }
+  const double share =
+      static_cast<double>(d.prefill_replicas) / (d.prefill_replicas + d.decode_replicas);
+  if (share < 0.05 || share > 0.8) {
+    const core::SourceLocation at = p.whereValue("prefill_replicas");
+    addWarning(at.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) + ": key '"
+                   + p.keyPath("prefill_replicas") + "'",
+               "a prefill pool of " + formatNumber(100.0 * share)
+                   + " % of the replicas is outside 5-80 %: one pool idles while the other "
+                     "queues for usual prompt and output lengths");
+  }
+  p.finish();
+}
+
 }  // namespace
 
-void readInferenceModel(const MapReader& job, const fs::path& root, core::InferenceJobSpec& spec) {
-  const MapReader m = job.map(
-      "model", {"type", "accelerator", "weights", "kv_cache", "attention", "tensor_parallel",
-                "expert_parallel", "pipeline_parallel", "max_batch", "max_batch_tokens",
-                "memory_for_kv_cache", "serving_efficiency", "ttft_target", "tpot_target"});
+void readInferenceModel(const MapReader& job, const fs::path& root, std::uint32_t gpus,
+                        core::InferenceJobSpec& spec) {
+  const MapReader m =
+      job.map("model", {"type", "accelerator", "weights", "kv_cache", "attention",
+                        "tensor_parallel", "expert_parallel", "pipeline_parallel", "max_batch",
+                        "max_batch_tokens", "memory_for_kv_cache", "serving_efficiency",
+                        "ttft_target", "tpot_target", "disaggregated"});
   core::InferenceDeploymentSpec d;
   double calibrated = 0.0;
   readModelOnAccelerator(m, root, d.model, d.accelerator, calibrated);
@@ -220,6 +249,7 @@ void readInferenceModel(const MapReader& job, const fs::path& root, core::Infere
   }
   d.ttft_target = m.quantityOr("ttft_target", Dimension::Time, 0.0, Check::NonNegative);
   d.tpot_target = m.quantityOr("tpot_target", Dimension::Time, 0.0, Check::NonNegative);
+  if (m.has("disaggregated")) readDisaggregated(m, gpus, d);
   m.finish();
   // The roofline's own checks (weights that do not fit, parallelism), at the model key.
   try {

@@ -21,9 +21,10 @@ core::AcceleratorSpec readAcceleratorFile(const std::filesystem::path& file,
 core::LanguageModelSpec readModelFile(const std::filesystem::path& file, const std::string& type,
                                       const std::string& accelerator, double* efficiency);
 
-/// An inference job's `model:` map into `job.deployment`.
+/// An inference job's `model:` map into `job.deployment`; `gpus`: the job's GPUs (for the
+/// replicas of a disaggregated deployment).
 void readInferenceModel(const MapReader& job, const std::filesystem::path& data_root,
-                        core::InferenceJobSpec& spec);
+                        std::uint32_t gpus, core::InferenceJobSpec& spec);
 /// An inference job's `load:` map (rate_scale, repeat) applied to its trace.
 void readLoadShaping(const MapReader& job, core::InferenceJobSpec& spec);
 /// A training job with a `model:` map on `gpus` GPUs: its optional `iteration` (phase powers

@@ -117,7 +117,7 @@ TEST_CASE("a run resumed from its checkpoints equals an uninterrupted run bit fo
       "ring-16-racks.yaml", "faults/cdu-pump-trip.yaml", "faults/cdu-pump-trip-standby.yaml",
       "faults/clogged-cold-plate.yaml", "faults/valve-stuck.yaml", "faults/feed-a-loss.yaml",
       "faults/generator-fails-to-start.yaml", "faults/utility-outage.yaml",
-      "faults/facility-excursion.yaml", "epanet-loop-rack.yaml");
+      "faults/facility-excursion.yaml", "epanet-loop-rack.yaml", "inference-disaggregated.yaml");
   INFO("scenario " << name);
   const racktwin::core::SiteSpec site = racktwin::scenarios::loadScenario(
       racktwin::test::sourcePath(std::string("scenarios/") + name));

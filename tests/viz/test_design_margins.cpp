@@ -48,12 +48,14 @@ TEST_CASE("A replayed result with /limits colours its racks and CDUs by the marg
   const fs::path copy = fs::path(RACKTWIN_BINARY_DIR) / "test-scratch" / "viz-data"
                         / ("cluster-limits-" + std::to_string(::getpid()) + ".h5");
   fs::copy_file(test::clusterResult(), copy, fs::copy_options::overwrite_existing);
-  // Two rows of /limits in docs/capacity.md's layout, added with h5py (the text checksum, which
-  // covers the writer's strings only, is removed as a file from another writer would lack it).
+  // Two rows of /limits in docs/capacity.md's layout, added with h5py in place of the run's own
+  // (the text checksum, which covers the writer's strings only, is removed as a file from another
+  // writer would lack it).
   const std::string script =
       "import h5py\n"
       "f = h5py.File('" + copy.string() + "', 'a')\n"
       "del f.attrs['text_checksum']\n"
+      "if 'limits' in f: del f['limits']\n"
       "t = h5py.string_dtype('utf-8')\n"
       "f.create_dataset('limits/component', data=['row3/cdu1', 'row1/rack02'], dtype=t)\n"
       "f.create_dataset('limits/worst_margin_fraction', data=[0.4, -0.05])\n"
@@ -81,8 +83,16 @@ TEST_CASE("A replayed result with /limits colours its racks and CDUs by the marg
   CHECK(last.value(viz::Quantity::DesignMarginUsed, cdu) == Approx(60.0).margin(1e-12));
   CHECK(frames.range(viz::Quantity::DesignMarginUsed).second == Approx(105.0));
   // A result without /limits (a build without design limits) leaves the overlay empty.
-  const viz::ResultFrames plain(test::clusterResult());
+  const fs::path bare = copy.string() + ".bare.h5";
+  fs::copy_file(test::clusterResult(), bare, fs::copy_options::overwrite_existing);
+  const test::ProgramResult removed = test::runProgram(
+      "/usr/bin/python3 -c \"import h5py; f = h5py.File('" + bare.string()
+      + "', 'a'); del f.attrs['text_checksum']; f.pop('limits', None); f.close()\"");
+  INFO(removed.err);
+  REQUIRE(removed.exit_code == 0);
+  const viz::ResultFrames plain(bare.string());
   CHECK(std::isnan(plain.range(viz::Quantity::DesignMarginUsed).first));
   fs::remove(copy);
+  fs::remove(bare);
   fs::remove(script_file);
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "WorkloadModels.hpp"
 #include "racktwin/core/InferenceRoofline.hpp"
@@ -257,4 +258,147 @@ TEST_CASE("A deployment whose weights do not fit its GPUs is refused", "[workloa
   // 405B in NVFP4 is 228 GB: more than one B200's 186 GB.
   const core::InferenceDeploymentSpec d = deployment("llama-3.1-405b", "b200", 1, 1, 256, 8192);
   CHECK_THROWS_WITH(core::InferenceRoofline(d, "job 'x'"), Catch::Matchers::Contains("do not fit"));
+}
+
+namespace {
+
+/// A deployment split into `prefill` and `decode` replicas.
+core::InferenceDeploymentSpec disaggregated(core::InferenceDeploymentSpec d, int prefill,
+                                            int decode) {
+  d.prefill_replicas = prefill;
+  d.decode_replicas = decode;
+  return d;
+}
+
+/// `n` requests of varied lengths (a fixed linear congruential sequence), one every `gap` s.
+std::vector<core::InferenceRequest> variedRequests(int n, double gap) {
+  std::vector<core::InferenceRequest> out;
+  std::uint32_t x = 12345;
+  for (int i = 0; i < n; ++i) {
+    x = x * 1664525u + 1013904223u;
+    const std::uint32_t context = 100 + (x >> 8) % 4000;
+    x = x * 1664525u + 1013904223u;
+    const std::uint32_t output = 1 + (x >> 8) % 600;
+    out.push_back(core::InferenceRequest{i * gap, context, output});
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("A decode pool decodes one request at the weights' bytes over the HBM bandwidth",
+          "[workload]") {
+  // As the aggregated case above: Llama 3.1 405B on two B300s per replica, one replica per pool.
+  const core::InferenceDeploymentSpec d =
+      disaggregated(deployment("llama-3.1-405b", "b300", 2, 1, 256, 8192), 1, 1);
+  core::InferenceJobSpec s = job(d, 600.0);
+  s.trace = {core::InferenceRequest{0.0, 1000, 201}};
+  core::ModelServer server(s, 4, 1);
+  for (int k = 0; k < 600; ++k)
+    server.run(k, k + 1.0, 1.0);
+  REQUIRE(server.requestsServed() == 1);
+  REQUIRE(server.kvTransferCount() == 1);
+  // The KV transfer delays the second token: the rest of the TPOT is the decode roofline.
+  const double tpot = server.tpotSum() - server.kvTransferSum() / 200.0;
+  const double bytes = 405e9 * 0.5625 + 1100.0 * 126 * 2 * 8 * 128;
+  const double bandwidth = 2 * 8e12 * 0.9 * d.serving_efficiency;
+  CHECK(tpot == Approx(bytes / bandwidth).epsilon(0.004));
+}
+
+TEST_CASE("A prefill pool runs a prompt at the tensor cores' achieved peak", "[workload]") {
+  // Llama 3.1 70B on one B300 per replica (no collectives), a prompt of one full chunk.
+  const int chunk = 8192;
+  const core::InferenceDeploymentSpec d =
+      disaggregated(deployment("llama-3.1-70b", "b300", 1, 1, 256, chunk), 1, 1);
+  core::InferenceJobSpec s = job(d, 60.0);
+  s.trace = {core::InferenceRequest{0.0, static_cast<std::uint32_t>(chunk), 1}};
+  core::ModelServer server(s, 2, 1);
+  server.run(0.0, 60.0, 1.0);
+  REQUIRE(server.requestsServed() == 1);
+  // Hand roofline (Llama 3.1 config.json, b300.yaml): 2 x 70.6e9 FLOPs per token at 15 PF NVFP4,
+  // and causal attention over c^2 / 2 token pairs of 2 x 80 layers x 64 heads x (128 + 128)
+  // FLOPs at 5 PF FP8, at 60 % achieved times the serving efficiency.
+  const double c = chunk;
+  const double gemm = 2.0 * 70.6e9 * c / 15e15;
+  const double attention = 2.0 * 80 * 64 * 256 * c * c / 2.0 / 5e15;
+  const double prompt = (gemm + attention) / (0.6 * d.serving_efficiency);
+  CHECK(server.ttftSum() == Approx(prompt).epsilon(1e-6));
+  // Compute-bound: the weights' read takes a small share of it.
+  const core::IterationTime it = server.roofline().iteration(0.0, 0.0, c, c / 2.0);
+  CHECK(it.memory < 0.2 * it.compute);
+}
+
+TEST_CASE("Disaggregated pools generate every output token of the requests they serve",
+          "[workload]") {
+  const core::InferenceDeploymentSpec d = deployment("llama-3.1-70b", "b300", 1, 1, 64, 4096);
+  core::InferenceJobSpec s = job(disaggregated(d, 2, 6), 3600.0);
+  s.trace = variedRequests(2000, 0.05);
+  double prompt = 0.0, output = 0.0;
+  for (const core::InferenceRequest& q : s.trace) {
+    prompt += q.context_tokens;
+    output += q.generated_tokens;
+  }
+  core::ModelServer server(s, 8, 1);
+  for (int k = 0; k < 3600; ++k)
+    server.run(k, k + 1.0, 1.0);
+  REQUIRE(server.requestsServed() == 2000);
+  CHECK(server.requestsDropped() == 0);
+  CHECK(static_cast<double>(server.tokensGenerated()) == output);
+  CHECK(static_cast<double>(server.promptTokensServed()) == prompt);
+  // The fluid decode clocks integrate the rates: they reach the same count.
+  CHECK(server.tokensDecoded() == Approx(output).epsilon(1e-9));
+  CHECK(server.inKvTransfer() == 0);
+  CHECK(server.decoding() == 0);
+}
+
+TEST_CASE("At light load aggregated and disaggregated replicas both serve every request",
+          "[workload]") {
+  const core::InferenceDeploymentSpec d = deployment("llama-3.1-70b", "b300", 1, 1, 64, 4096);
+  core::InferenceJobSpec a = job(d, 600.0);
+  a.trace = variedRequests(300, 1.0);  // 1 request/s on 8 GPUs
+  core::InferenceJobSpec b = a;
+  b.deployment = disaggregated(d, 3, 5);
+  core::ModelServer aggregated(a, 8, 1), pools(b, 8, 1);
+  for (int k = 0; k < 600; ++k) {
+    aggregated.run(k, k + 1.0, 1.0);
+    pools.run(k, k + 1.0, 1.0);
+  }
+  CHECK(aggregated.requestsServed() == 300);
+  CHECK(pools.requestsServed() == 300);
+  CHECK(pools.tokensGenerated() == aggregated.tokensGenerated());
+  CHECK(pools.requestsMeetingTarget() == aggregated.requestsMeetingTarget());
+}
+
+TEST_CASE("A KV cache moves in its bytes over the links' achieved bandwidth", "[workload]") {
+  // Llama 3.1 405B, tensor parallel 2: each GPU sends its half of the KV heads. b300.yaml:
+  // scale-out 800 Gb/s = 100 GB/s per GPU, NVLink 0.9 TB/s each way, 80 % achieved.
+  const core::InferenceDeploymentSpec d =
+      disaggregated(deployment("llama-3.1-405b", "b300", 2, 1, 256, 8192), 1, 1);
+  core::InferenceJobSpec s = job(d, 60.0);
+  s.trace = {core::InferenceRequest{0.0, 3000, 11}};
+  core::ModelServer server(s, 4, 1);
+  const double bytes = 3000.0 * 126 * 2 * 8 * 128;  // FP8 KV cache, 1 byte per element
+  CHECK(server.kvTransferTime(3000.0) == Approx(bytes / (2 * 100e9 * 0.8)).epsilon(1e-12));
+  server.run(0.0, 60.0, 1.0);
+  REQUIRE(server.kvTransferCount() == 1);
+  CHECK(server.kvTransferSum() == Approx(bytes / (2 * 100e9 * 0.8)).epsilon(1e-12));
+  server.setKvTransferWithinDomain(true);
+  CHECK(server.kvTransferTime(3000.0) == Approx(bytes / (2 * 900e9 * 0.8)).epsilon(1e-12));
+  // DeepSeek-R1, attention data parallel: a request's cache (61 layers x 576 MLA elements per
+  // token, FP8) lies on one GPU, which sends it alone.
+  const core::InferenceDeploymentSpec r1 =
+      disaggregated(deployment("deepseek-r1", "b300", 8, 8, 512, 8192), 1, 1);
+  core::InferenceJobSpec t = job(r1, 60.0);
+  t.trace = {core::InferenceRequest{0.0, 100, 10}};
+  const core::ModelServer moe(t, 16, 1);
+  CHECK(moe.kvTransferTime(1000.0) == Approx(1000.0 * 61 * 576 / (100e9 * 0.8)).epsilon(1e-12));
+}
+
+TEST_CASE("Pools that do not add up to the job's replicas are refused", "[workload]") {
+  const core::InferenceDeploymentSpec d = deployment("llama-3.1-70b", "b300", 1, 1, 64, 4096);
+  core::InferenceJobSpec s = job(disaggregated(d, 3, 3), 60.0);
+  s.trace = {core::InferenceRequest{0.0, 100, 10}};
+  CHECK_THROWS_WITH(core::ModelServer(s, 8, 1), Catch::Matchers::Contains("add up to its 8"));
+  s.deployment = disaggregated(d, 0, 8);
+  CHECK_THROWS_WITH(core::ModelServer(s, 8, 1), Catch::Matchers::Contains("at least 1 each"));
 }

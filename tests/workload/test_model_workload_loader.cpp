@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "ExecutorRun.hpp"
 #include "WorkloadModels.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/scenarios/ScenarioLoader.hpp"
@@ -142,4 +143,75 @@ TEST_CASE("A training job's iteration is derived from its model, not typed", "[w
   // Phase powers from the accelerator file when the scenario gives none.
   CHECK(job.compute_power_fraction == Approx(1.0));
   CHECK(job.communication_power_fraction == Approx(0.4));
+}
+
+namespace {
+
+const std::string kPools =
+    std::string(RACKTWIN_SOURCE_DIR) + "/scenarios/inference-disaggregated.yaml";
+const std::string kPoolsKey = "disaggregated: {prefill_replicas: 10, decode_replicas: 8}";
+
+}  // namespace
+
+TEST_CASE("The disaggregated scenario loads its prefill and decode pools", "[workload]") {
+  const core::SiteSpec site = load(text(kPools), kPools);
+  REQUIRE(site.inference_jobs.size() == 1);
+  const core::InferenceDeploymentSpec& d = *site.inference_jobs[0].deployment;
+  CHECK(d.prefill_replicas == 10);
+  CHECK(d.decode_replicas == 8);
+  CHECK(site.input_warnings.empty());
+  // Without the key the same job is aggregated.
+  const core::SiteSpec plain = load(edited(kPools, kPoolsKey, ""), kPools);
+  CHECK_FALSE(plain.inference_jobs[0].deployment->disaggregated());
+}
+
+TEST_CASE("Disaggregated pools report their file, line and key", "[workload]") {
+  // Two racks of 72 GPUs in replicas of 8: 18 replicas.
+  fails(edited(kPools, kPoolsKey, "disaggregated: {prefill_replicas: 10, decode_replicas: 9}"),
+        kPools, "workload[0].model.disaggregated.decode_replicas",
+        "must equal the job's replicas: its 144 GPUs over tensor x pipeline parallel 8 = 18");
+  fails(edited(kPools, kPoolsKey, "disaggregated: {prefill_replicas: 0, decode_replicas: 18}"),
+        kPools, "workload[0].model.disaggregated.prefill_replicas", "");
+  fails(edited(kPools, kPoolsKey, "disaggregated: {prefill_replicas: 10}"), kPools,
+        "workload[0].model.disaggregated.decode_replicas", "");
+  fails(edited(kPools, kPoolsKey,
+               "disaggregated: {prefill_replicas: 10, decode_replicas: 8, prefill_share: 0.5}"),
+        kPools, "workload[0].model.disaggregated.prefill_share", "");
+}
+
+TEST_CASE("A lopsided prefill pool loads with a warning", "[workload]") {
+  const core::SiteSpec site =
+      load(edited(kPools, kPoolsKey, "disaggregated: {prefill_replicas: 17, decode_replicas: 1}"),
+           kPools);
+  REQUIRE(site.input_warnings.size() == 1);
+  CHECK(site.input_warnings[0].find("workload[0].model.disaggregated.prefill_replicas")
+        != std::string::npos);
+}
+
+TEST_CASE("Each pool's racks draw the power of its phase", "[workload]") {
+  // One pool per rack: rack01 prefills, rack02 decodes. At twice the shipped load the prompts
+  // queue, so rack01's GPUs run compute-bound prompts all the time (power near the limit, less
+  // the share of the all-to-all); rack02's decode iterations are mostly memory-bound.
+  std::string yaml =
+      edited(kPools, kPoolsKey, "disaggregated: {prefill_replicas: 9, decode_replicas: 9}");
+  yaml.replace(yaml.find("rate_scale: 80"), 14, "rate_scale: 160");
+  core::SiteSpec site = load(yaml, kPools);
+  const core::ChipSpec gpu = site.racks[0].type.gpu;
+  test::ExecutorRun run(std::move(site));
+  const double dt = 0.1;
+  run.run(600, dt, 10.0);  // 60 s, the first 10 s of start-up left out
+  const auto meanPower = [&](std::size_t rack) {
+    double E = 0.0;
+    const std::uint32_t begin = run.layout.rack_gpu_begin[rack];
+    const std::uint32_t end = run.layout.rack_gpu_begin[rack + 1];
+    for (std::uint32_t g = begin; g < end; ++g)
+      E += run.gpu_E[g];
+    return E / (end - begin) / 50.0;
+  };
+  const double prefill = meanPower(0);
+  const double decode = meanPower(1);
+  INFO("prefill " << prefill << " W, decode " << decode << " W");
+  CHECK(prefill > decode + 0.05 * (gpu.P_max - gpu.P_idle));
+  CHECK(prefill <= gpu.P_max * (1.0 + 1e-9));
+  CHECK(decode > gpu.P_idle);
 }

@@ -6,6 +6,8 @@
 // (at most P_max), u_c, u_m, u_n the shares of an iteration bound by compute, by HBM and by
 // collectives, averaged over the sub-step's busy time, f_c, f_m, f_n the accelerator's phase
 // powers (data/accelerators), so a compute-bound prefill draws more than a memory-bound decode.
+// Disaggregated, each pool's GPUs draw the power of its own utilisations; the prefill pool is the
+// job's first GPUs in its rack order (docs/workloads.md).
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -40,6 +42,10 @@ class ModelInferenceWorkload final : public WorkloadJob {
   double activeTime() const noexcept { return active_time_; }
 
  private:
+  /// The racks' loads and GPU energy of a disaggregated job, pool by pool.
+  void advancePools(const ServerInterval& run, double span, double active, const JobSite& site,
+                    RackLoads& loads) noexcept;
+
   const InferenceJobSpec* spec_;  // for the placement request
   ModelServer server_;
   double gpu_energy_ = 0.0;   // J

@@ -20,6 +20,20 @@
 // context inside an interval is taken up at the next event or sub-step boundary. Work per
 // sub-step is O(events log n), independent of the GPU count; storage is reserved up front.
 //
+// Disaggregated (InferenceDeploymentSpec::prefill_replicas > 0): P prefill replicas run only
+// prompts, one each at a time, in full chunks of max_batch_tokens (a prompt shorter than a chunk
+// shares its iterations with the next prompts: the fluid limit of batching several prompts per
+// iteration), at max_batch_tokens / t_p tokens/s; the prompt's last chunk makes the first token
+// (TTFT = queue + prompt). Then its KV cache (context x KV bytes per token) moves to a decode
+// replica, over NVLink when both pools share one NVL72 domain, else over the scale-out network,
+// and the request decodes there; the transfer delays its second token, so it is part of its
+// TPOT. The D decode replicas run only decode iterations: n requests occupy min(n, D) replicas
+// of b = n / min(n, D) requests each. Admission needs a free prefill replica, a decode slot
+// (D x max_batch for requests in prefill, transfer and decode) and the decode pool's KV cache
+// for the whole sequence (reserved at admission); a prefill replica holds one prompt, whose KV
+// fits one replica by the drop rule. Each pool's busy share and utilisations are integrated
+// apart (ServerInterval::prefill_pool, decode_pool), for the power of each pool's GPUs.
+//
 // Results: served requests and tokens, TTFT and TPOT (means and histograms for percentiles),
 // requests meeting the deployment's latency targets, model FLOPs done, and the time integrals of
 // the busy share and of the compute, memory and network utilisations that set the GPUs' power.
@@ -54,10 +68,17 @@ class LatencyHistogram {
 };
 
 /// Integrals of one run() over its interval.
+struct PoolInterval {
+  double busy = 0.0;                   // s of the GPUs in use (share-weighted)
+  double compute = 0.0, memory = 0.0;  // s, utilisation integrals
+  double network = 0.0;                // s
+};
 struct ServerInterval {
   double busy = 0.0;                   // s of the job's GPUs in use (share-weighted)
   double compute = 0.0, memory = 0.0;  // s, utilisation integrals
   double network = 0.0;                // s
+  // Disaggregated only: the same of each pool's GPUs.
+  PoolInterval prefill_pool, decode_pool;
 };
 
 class ModelServer {
@@ -76,6 +97,18 @@ class ModelServer {
   double end() const noexcept { return end_; }
   const InferenceRoofline& roofline() const noexcept { return roofline_; }
   int replicas() const noexcept { return replicas_; }
+  bool disaggregated() const noexcept { return prefill_replicas_ > 0; }
+  int prefillReplicas() const noexcept { return prefill_replicas_; }
+  int decodeReplicas() const noexcept { return decode_replicas_; }
+  /// Whether a disaggregated job's KV transfers run over NVLink (both pools in one NVL72
+  /// domain) rather than the scale-out network (the default).
+  void setKvTransferWithinDomain(bool within) noexcept { kv_within_domain_ = within; }
+  /// Time to move the KV cache of a prompt of `context` tokens from a prefill to a decode
+  /// replica: its bytes over the links of the GPUs holding it, at the achieved network share, s.
+  double kvTransferTime(double context) const noexcept;
+  std::size_t inKvTransfer() const noexcept { return transfer_.size(); }
+  double kvTransferSum() const noexcept { return transfer_sum_; }
+  std::uint64_t kvTransferCount() const noexcept { return transfer_count_; }
   std::uint32_t gpus() const noexcept { return gpus_; }
 
   std::uint64_t requestsArrived() const noexcept { return arrived_; }
@@ -115,22 +148,32 @@ class ModelServer {
     double finish = 0.0, start = 0.0, arrival = 0.0, first_token = 0.0;
     std::uint32_t context = 0, generated = 0;
   };
+  struct PoolShares {
+    double busy = 0.0, compute = 0.0, memory = 0.0, network = 0.0;  // shares of the pool
+  };
   struct Rates {
     double prompt = 0.0, decode = 0.0;  // tokens/s per request at full speed
     double busy = 0.0, compute = 0.0, memory = 0.0, network = 0.0;  // shares of the job
     double flops = 0.0;                                             // FLOP/s of the job
+    PoolShares prefill_pool, decode_pool;                           // disaggregated only
   };
 
   Rates rates() const noexcept;
+  Rates disaggregatedRates() const noexcept;
   void admit(double now) noexcept;
   void arrive() noexcept;
   void finishPrompt(double now) noexcept;
   void finishDecode(double now) noexcept;
+  void finishTransfer() noexcept;
 
   InferenceRoofline roofline_;
   RequestArrivals arrivals_;
   std::uint32_t gpus_ = 0;
   int replicas_ = 1;
+  int prefill_replicas_ = 0, decode_replicas_ = 0;  // 0: aggregated
+  std::size_t prompt_slots_ = 0, slots_ = 0;        // prompts and requests admitted at once
+  bool kv_within_domain_ = false;
+  double kv_links_ = 1.0;  // GPUs whose links carry one request's KV cache
   double start_ = 0.0, end_ = 0.0, duration_ = 0.0;
   double kv_capacity_ = 0.0;  // tokens, all replicas
   double replica_kv_ = 0.0;   // tokens, one replica
@@ -138,6 +181,7 @@ class ModelServer {
   RingQueue<Waiting> queue_;
   std::vector<Prompt> prefill_;      // min-heap on finish, at most R
   std::vector<Decoding> decode_;     // min-heap on finish, at most R max_batch
+  std::vector<Decoding> transfer_;   // KV in transfer, min-heap on the wall time it arrives
   double prefill_clock_ = 0.0;       // prompt tokens done by each prompt in progress
   double decode_clock_ = 0.0;        // tokens decoded by each decoding request
   double context_offset_ = 0.0;      // sum over decoding requests of (context - start)
@@ -147,6 +191,8 @@ class ModelServer {
   std::uint64_t arrived_ = 0, dropped_ = 0, started_ = 0, served_ = 0, on_target_ = 0;
   std::uint64_t tokens_ = 0, prompt_tokens_ = 0, tokens_last_ = 0, tpot_count_ = 0;
   double flops_ = 0.0, delay_sum_ = 0.0, ttft_sum_ = 0.0, tpot_sum_ = 0.0, decoded_ = 0.0;
+  double transfer_sum_ = 0.0;
+  std::uint64_t transfer_count_ = 0;
   LatencyHistogram ttft_hist_, tpot_hist_;
 };
 

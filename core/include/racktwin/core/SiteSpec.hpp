@@ -156,13 +156,13 @@ struct RackTypeSpec {
   /// speed = clamp(speed_idle + speed_per_load u + speed_per_K (T_inlet - T_reference), min, 1)
   /// with u the server's GPU power over their limits.
   struct ServerFans {
-    double P_max = 0.0;          // W per server at full speed (the fan affinity law: P ~ speed^3)
-    double V_flow_max = 0.0;     // m3/s per server at full speed
-    double speed_min = 0.0;      // fraction
-    double speed_idle = 0.0;     // fraction at no load and the reference inlet
-    double speed_per_load = 0.0; // fraction per unit of GPU load
-    double speed_per_K = 0.0;    // fraction per K of inlet above the reference
-    double T_reference = 0.0;    // K
+    double P_max = 0.0;           // W per server at full speed (the fan affinity law: P ~ speed^3)
+    double V_flow_max = 0.0;      // m3/s per server at full speed
+    double speed_min = 0.0;       // fraction
+    double speed_idle = 0.0;      // fraction at no load and the reference inlet
+    double speed_per_load = 0.0;  // fraction per unit of GPU load
+    double speed_per_K = 0.0;     // fraction per K of inlet above the reference
+    double T_reference = 0.0;     // K
   } fans;
   /// ASHRAE thermal guideline class of its allowable inlet air (A1 15-32, A2 10-35, A3 5-40,
   /// A4 5-45 degC); 0 for none (liquid-cooled racks). Time outside is reported.
@@ -426,22 +426,22 @@ struct RoomSpec {
 /// thermal). Absent, the CRAH heat leaves the model with only the CRAH fans' power charged.
 struct AirPlantSpec {
   bool present = false;
-  std::string type;                    // data name
-  double T_chw_supply = 0.0;           // K, chilled water to the CRAH coils
-  double dT_chw = 0.0;                 // K, design rise through the coils
-  double chw_pump_dp = 0.0;            // Pa, chilled-water pump head
-  double chw_pump_efficiency = 0.0;    // wire to water
-  int chillers = 0;                    // identical chillers, staged on load
-  double chiller_Q_flow_nominal = 0.0; // W each
-  double chiller_COP_reference = 0.0;  // full load at the reference temperatures
-  double T_chw_reference = 0.0;        // K, leaving chilled water of the reference point
-  double T_cw_reference = 0.0;         // K, entering condenser water of the reference point
-  double chiller_COP_max = 0.0;        // cap of the lift-scaled COP
-  double eir_plr[3] = {0.0, 0.0, 0.0}; // EIR(PLR) / EIR(1) = a + b PLR + c PLR^2
-  double chiller_PLR_min = 0.0;        // below: the chiller false-loads at this ratio
-  bool economiser = false;             // a plate exchanger from tower water to chilled water
-  double economiser_approach = 0.0;    // K, chilled water leaving it above tower water
-  double tower_approach = 0.0;         // K, tower water above the wet bulb
+  std::string type;                       // data name
+  double T_chw_supply = 0.0;              // K, chilled water to the CRAH coils
+  double dT_chw = 0.0;                    // K, design rise through the coils
+  double chw_pump_dp = 0.0;               // Pa, chilled-water pump head
+  double chw_pump_efficiency = 0.0;       // wire to water
+  int chillers = 0;                       // identical chillers, staged on load
+  double chiller_Q_flow_nominal = 0.0;    // W each
+  double chiller_COP_reference = 0.0;     // full load at the reference temperatures
+  double T_chw_reference = 0.0;           // K, leaving chilled water of the reference point
+  double T_cw_reference = 0.0;            // K, entering condenser water of the reference point
+  double chiller_COP_max = 0.0;           // cap of the lift-scaled COP
+  double eir_plr[3] = {0.0, 0.0, 0.0};    // EIR(PLR) / EIR(1) = a + b PLR + c PLR^2
+  double chiller_PLR_min = 0.0;           // below: the chiller false-loads at this ratio
+  bool economiser = false;                // a plate exchanger from tower water to chilled water
+  double economiser_approach = 0.0;       // K, chilled water leaving it above tower water
+  double tower_approach = 0.0;            // K, tower water above the wet bulb
   double tower_fan_power_fraction = 0.0;  // W of tower fans per W rejected
   double cw_pump_power_fraction = 0.0;    // W of condenser-water pumps per W rejected
   double cycles_of_concentration = 4.0;   // blow-down = evaporation / (cycles - 1)
@@ -512,6 +512,13 @@ struct InferenceDeploymentSpec {
   double serving_efficiency = 1.0;
   double ttft_target = 0.0;  // s, time to first token a request must meet (0: none)
   double tpot_target = 0.0;  // s, time per output token after the first (0: none)
+  // Disaggregated serving (docs/workloads.md): prefill_replicas > 0 splits the replicas into a
+  // prefill pool (the first replicas in the job's GPU order) and a decode pool of
+  // decode_replicas; prefill + decode = the job's replicas. 0 and 0: aggregated (every replica
+  // runs prompts and decodes).
+  int prefill_replicas = 0;
+  int decode_replicas = 0;
+  bool disaggregated() const noexcept { return prefill_replicas > 0; }
 };
 
 /// A training job derived from its model: the loader turns it into iteration durations.
