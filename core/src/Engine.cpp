@@ -25,6 +25,17 @@ Engine::Engine(const SimulationSpec& simulation, SiteState& state)
     : simulation_(simulation), state_(state) {
   RACKTWIN_ASSERT(simulation.step > 0.0 && simulation.substeps >= 1, "invalid simulation spec");
   total_steps_ = static_cast<std::size_t>(std::llround(simulation.duration / simulation.step));
+  const FastForwardSpec& ff = simulation.fast_forward;
+  if (ff.enabled) {
+    const auto fine = [&](double t) {
+      return static_cast<std::uint64_t>(std::max(1LL, std::llround(t / simulation.step)));
+    };
+    RACKTWIN_ASSERT(ff.max_step > 0.0 && ff.tolerance > 0.0 && ff.settle >= 0.0,
+                    "invalid fast-forward spec");
+    max_fine_ = fine(ff.max_step);
+    record_fine_ = fine(simulation.record_interval);
+    settle_fine_ = ff.settle > 0.0 ? fine(ff.settle) : 0;
+  }
 }
 
 void Engine::addFastModel(Model& model) {
@@ -44,10 +55,19 @@ void Engine::schedule(const EventSpec& event) {
 
 void Engine::initialize() {
   time_ = 0.0;
+  fine_index_ = 0;
   steps_ = 0;
   state_.time = 0.0;
   for (Model* model : all_)
     model->initialize(state_);
+  preferred_fine_ = 1;
+  settle_until_ = 0;
+  fine_steps_taken_ = 0;
+  longest_step_ = 0.0;
+  if (simulation_.fast_forward.enabled) {
+    T_previous_ = state_.gpu_T_junction;
+    flags_previous_ = monitoredFlags();
+  }
   if (recorder_ != nullptr) recorder_->sample(0.0);
 }
 
@@ -56,6 +76,7 @@ void Engine::resume(StateArchive& archive) {
   state_.time = 0.0;
   for (Model* model : all_)
     model->initialize(state_);
+  if (simulation_.fast_forward.enabled) T_previous_.assign(state_.gpu_T_junction.size(), 0.0);
   visitState(archive);
 }
 
@@ -67,7 +88,9 @@ void Engine::saveState(StateArchive& archive) {
 void Engine::visitState(StateArchive& archive) {
   archive.section("engine");
   std::uint64_t events = queue_.size();
-  archive(events, sequence_, time_, steps_, total_steps_);
+  archive(events, sequence_, time_, fine_index_, steps_, total_steps_, preferred_fine_,
+          settle_until_, flags_previous_, fine_steps_taken_, longest_step_);
+  if (simulation_.fast_forward.enabled) archive(T_previous_);
   if (!archive.isSaving()) queue_.resize(events);
   for (Queued& queued : queue_) {
     EventSpec& e = queued.event;
@@ -82,9 +105,13 @@ void Engine::visitState(StateArchive& archive) {
   }
 }
 
-void Engine::applyDueEvents() {
-  const double due = time_ + 1e-9 * simulation_.step;
-  while (!queue_.empty() && queue_.front().event.time <= due) {
+bool Engine::eventDue() const noexcept {
+  return !queue_.empty() && queue_.front().event.time <= time_ + 1e-9 * simulation_.step;
+}
+
+bool Engine::applyDueEvents() {
+  bool applied = false;
+  while (eventDue()) {
     std::pop_heap(queue_.begin(), queue_.end(), Later{});
     const EventSpec event = queue_.back().event;
     queue_.pop_back();
@@ -95,17 +122,88 @@ void Engine::applyDueEvents() {
       throw RuntimeError("event at t = " + std::to_string(event.time) + " s for '" + event.target
                          + "' was not handled by any model");
     }
+    applied = true;
+  }
+  return applied;
+}
+
+std::uint64_t Engine::plannedFineSteps() const noexcept {
+  if (!simulation_.fast_forward.enabled) return 1;
+  if (eventDue() || fine_index_ < settle_until_) return 1;
+  std::uint64_t n = preferred_fine_;
+  // Steps of max_step end on its multiples, so records at multiples of it cut none short.
+  if (n == max_fine_) n = (fine_index_ / max_fine_ + 1) * max_fine_ - fine_index_;
+  const std::uint64_t total = total_steps_;
+  n = std::min(n, total > fine_index_ ? total - fine_index_ : 1);
+  // Never across a record time: records fall on multiples of the record interval.
+  n = std::min(n, (fine_index_ / record_fine_ + 1) * record_fine_ - fine_index_);
+  if (!queue_.empty()) {
+    // Never past the fine-grid time at which fine steps would apply the next event: the first
+    // step start at or after its time (eventDue's slack).
+    const double at = std::ceil(queue_.front().event.time / simulation_.step - 1e-9);
+    const auto event_index = static_cast<std::uint64_t>(std::max(at, 0.0));
+    if (event_index > fine_index_) n = std::min(n, event_index - fine_index_);
+  }
+  return std::max<std::uint64_t>(n, 1);
+}
+
+double Engine::nextStepEnd() const noexcept {
+  return static_cast<double>(fine_index_ + plannedFineSteps()) * simulation_.step;
+}
+
+std::uint64_t Engine::monitoredFlags() const noexcept {
+  std::uint64_t flags = 0;
+  for (const std::uint8_t f : state_.gpu_throttled)
+    flags += f;
+  for (const std::uint8_t f : state_.gpu_shutdown)
+    flags += f;
+  for (const std::uint8_t f : state_.rack_powered)
+    flags += f == 0 ? 1 : 0;
+  return flags;
+}
+
+void Engine::adaptStep(std::uint64_t taken) {
+  // The largest change of any GPU junction over the step just taken.
+  double change = 0.0;
+  const std::vector<double>& T = state_.gpu_T_junction;
+  for (std::size_t g = 0; g < T.size(); ++g) {
+    change = std::max(change, std::abs(T[g] - T_previous_[g]));
+    T_previous_[g] = T[g];
+  }
+  const std::uint64_t flags = monitoredFlags();
+  const bool flags_changed = flags != flags_previous_;
+  flags_previous_ = flags;
+  // The change a step of the preferred length would have seen, at the rate of the step taken
+  // (shorter when a record, an event or the settle time cut it).
+  const std::uint64_t preferred = std::max(preferred_fine_, taken);
+  const double expected = change * static_cast<double>(preferred) / static_cast<double>(taken);
+  const double tolerance = simulation_.fast_forward.tolerance;
+  // A NaN change (a non-finite temperature, which the models report) falls back too.
+  if (flags_changed || !(expected <= 2.0 * tolerance)) {
+    preferred_fine_ = 1;  // a transient: fine steps
+  } else if (expected > tolerance) {
+    preferred_fine_ = std::max<std::uint64_t>(1, preferred / 2);
+  } else if (expected <= 0.5 * tolerance) {
+    preferred_fine_ = std::min(2 * preferred, max_fine_);
+  } else {
+    preferred_fine_ = preferred;
   }
 }
 
 bool Engine::step() {
-  if (steps_ >= total_steps_) return false;
-  applyDueEvents();
+  if (fine_index_ >= total_steps_) return false;
+  if (applyDueEvents() && simulation_.fast_forward.enabled) {
+    // An event: fine steps now and for the settle time after it.
+    settle_until_ = fine_index_ + settle_fine_;
+    preferred_fine_ = 1;
+  }
+  const std::uint64_t n = plannedFineSteps();
+  const double dt = n == 1 ? simulation_.step : static_cast<double>(n) * simulation_.step;
   state_.clearStepAccumulators();
   state_.step_start = time_;
 
   // Fast models: sub-steps of equal length; times computed, not accumulated, to avoid drift.
-  const double h = simulation_.step / simulation_.substeps;
+  const double h = dt / simulation_.substeps;
   for (int k = 0; k < simulation_.substeps; ++k) {
     state_.time = time_ + k * h;
     state_.last_substep = k + 1 == simulation_.substeps;
@@ -118,13 +216,17 @@ bool Engine::step() {
   state_.time = time_;
   state_.last_substep = true;
   for (Model* model : slow_)
-    model->advance(time_, simulation_.step, state_);
+    model->advance(time_, dt, state_);
 
   ++steps_;
-  time_ = static_cast<double>(steps_) * simulation_.step;
+  fine_index_ += n;
+  if (n == 1) ++fine_steps_taken_;
+  longest_step_ = std::max(longest_step_, dt);
+  time_ = static_cast<double>(fine_index_) * simulation_.step;
   state_.time = time_;
+  if (simulation_.fast_forward.enabled) adaptStep(n);
   if (recorder_ != nullptr) recorder_->sample(time_);
-  return steps_ < total_steps_;
+  return fine_index_ < total_steps_;
 }
 
 void Engine::finalize() {

@@ -81,6 +81,7 @@ TrainingWorkload::TrainingWorkload(const TrainingJobSpec& spec, std::uint64_t se
   start_ = scheduled() ? kInf : spec.start;
   end_ = scheduled() ? kInf : spec.start + spec.duration;
   compute_duration_ = spec.compute_duration;
+  average_power_ = spec.average_power;
   period_ = spec.compute_duration + spec.communication_duration;
   compute_fraction_ = spec.compute_power_fraction;
   communication_fraction_ = spec.communication_power_fraction;
@@ -168,7 +169,7 @@ bool TrainingWorkload::applyEvent(const EventSpec& event) {
 void TrainingWorkload::addDemandAt(double time, const JobSite& /*site*/, RackLoads& loads) {
   const bool active = time >= start_ && time < end_;
   setView(kRacksHeld, active ? static_cast<double>(racks().size()) : 0.0);
-  addToRacks(phaseAt(time), 1.0, loads);
+  addToRacks(averaged(phaseAt(time), 1.0), 1.0, loads);
 }
 
 void TrainingWorkload::advance(const SubStep& step, const SiteState& state, const JobSite& site,
@@ -187,7 +188,7 @@ void TrainingWorkload::advance(const SubStep& step, const SiteState& state, cons
     }
   }
   const double speed = site.slowestSpeed(racks(), compute_fraction_, state);
-  const Split split = run(t0, t1, speed);
+  const Split split = averaged(run(t0, t1, speed), speed);
   addToRacks(split, step.span(), loads);
   setView(kIterations, iterations_);
 }
@@ -399,6 +400,17 @@ void TrainingWorkload::train(double t0, double t1, double speed, Split& split) n
       iteration_start_ = pos;
     }
   }
+}
+
+TrainingWorkload::Split TrainingWorkload::averaged(Split split, double speed) const noexcept {
+  // A stalled job (speed 0) stays in its phase, as with phases.
+  if (!average_power_ || !(speed > 0.0)) return split;
+  const double compute_time = compute_duration_ / speed;
+  const double iteration_time = compute_time + (period_ - compute_duration_);
+  const double training = split.compute + split.communication;
+  split.compute = training * (compute_time / iteration_time);
+  split.communication = training - split.compute;
+  return split;
 }
 
 void TrainingWorkload::addToRacks(const Split& split, double span,

@@ -91,6 +91,7 @@ ElectricalModel::ElectricalModel(const core::SiteSpec& site, const core::SiteLay
   const double duration = site.simulation.duration;
   // Statistics skip the first minute unless the run is too short to have a rest worth showing.
   min_max_from_ = duration > 120.0 ? 60.0 : 0.0;
+  uniform_series_ = !site.simulation.fast_forward.enabled;
   rack_P_ac_.assign(racks, 0.0);
   rack_P_ac_mean_.assign(racks, 0.0);
   rack_P_dc_.assign(racks, 0.0);
@@ -480,7 +481,7 @@ void ElectricalModel::finalize(core::SiteState& /*state*/) {
     skip = static_cast<std::size_t>(std::ceil((min_max_from_ - series_start_) / interval - 1e-9));
   }
   if (skip + 64 > all.size()) skip = 0;
-  peak_ = dominantOscillation(all.subspan(skip), interval);
+  peak_ = uniform_series_ ? dominantOscillation(all.subspan(skip), interval) : SpectralPeak{};
 }
 
 std::vector<std::string> ElectricalModel::eventLog() const {

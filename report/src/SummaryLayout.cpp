@@ -234,6 +234,10 @@ constexpr std::array kLayouts = std::to_array<SummaryKeyLayout>({
     {"gpu_count", S::Run, 0, "GPUs", "", 1.0, 0.0, false},
     {"air_cooled_racks", S::Run, 0, "Air-cooled racks", "", 1.0, 0.0, false},
     {"simulated_time_s", S::Run, 0, "Simulated time", "s", 1.0, 0.0, false},
+    {"fast_forward_steps", S::Run, 0, "Fast-forward: macro steps taken", "", 1.0, 0.0, false},
+    {"fast_forward_fine_steps", S::Run, 0, "Fast-forward: steps of one fine step", "", 1.0, 0.0,
+     false},
+    {"fast_forward_longest_step_s", S::Run, 0, "Fast-forward: longest step", "s", 1.0, 0.0, false},
 });
 
 /// Matches `key` against `pattern` ('*': any non-empty text, the shortest that lets the rest

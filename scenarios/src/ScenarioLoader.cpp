@@ -1163,9 +1163,39 @@ void requireWholeSteps(const MapReader& m, std::string_view key, double value, d
   }
 }
 
+/// `simulation.fast_forward` (core::FastForwardSpec): the longest step, the tolerance and the
+/// settle time after events, all on the grid of the fine step `s.step`.
+void readFastForward(const MapReader& m, core::SimulationSpec& s) {
+  const auto f = m.optionalMap("fast_forward", {"max_step", "tolerance", "settle"});
+  if (!f) return;
+  core::FastForwardSpec& ff = s.fast_forward;
+  ff.enabled = true;
+  ff.max_step = f->quantity("max_step", Dimension::Time, Check::Positive);
+  requireWholeSteps(*f, "max_step", ff.max_step, s.step);
+  ff.tolerance = f->quantity("tolerance", Dimension::TemperatureDifference, Check::Positive);
+  ff.settle = f->quantityOr("settle", Dimension::Time, 60.0, Check::NonNegative);
+  if (ff.settle > 0.0) requireWholeSteps(*f, "settle", ff.settle, s.step);
+  const auto warn = [&](std::string_view key, const std::string& text) {
+    const core::SourceLocation at = f->whereValue(key);
+    detail::addWarning(at.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.column)
+                           + ": key '" + f->keyPath(key) + "'",
+                       text);
+  };
+  if (ff.tolerance > 1.0) {
+    warn("tolerance", formatNumber(ff.tolerance)
+                          + " K is above 1 K: long steps may hide transients a facility engineer "
+                            "would want to see (0.05 K keeps an annual PUE within 0.1 %)");
+  }
+  if (ff.max_step > s.record_interval * (1.0 + kStepTolerance)) {
+    warn("max_step", "is longer than the record interval (" + seconds(s.record_interval)
+                         + "): steps end at every record time, so no step is longer than that");
+  }
+  f->finish();
+}
+
 core::SimulationSpec readSimulation(const MapReader& r, const SimulationOverrides& o) {
-  const MapReader m = r.map(
-      "simulation", {"duration", "step", "substeps", "record_interval", "seed", "control_step"});
+  const MapReader m = r.map("simulation", {"duration", "step", "substeps", "record_interval",
+                                           "seed", "control_step", "fast_forward"});
   core::SimulationSpec s;
   s.step = m.quantityOr("step", Dimension::Time, 1.0, Check::Positive);
   s.duration = m.quantity("duration", Dimension::Time, Check::Positive, Kind::RunLength);
@@ -1224,6 +1254,7 @@ core::SimulationSpec readSimulation(const MapReader& r, const SimulationOverride
                            + " is above 10 s: the CDU valve and pump PIs can overshoot at coarser "
                              "sampling (the shipped halls are checked up to 10 s)");
   }
+  readFastForward(m, s);
   m.finish();
   return s;
 }
@@ -1897,10 +1928,20 @@ core::TrainingJobSpec readJob(const MapReader& m, const core::SimulationSpec& si
                               const std::vector<core::RackSpec>& racks, IdRegistry& ids,
                               const fs::path& data_root) {
   m.restrictTo({"id", "type", "racks", "gpus", "submit", "start", "duration", "iteration",
-                "checkpoint", "failures", "model"},
+                "checkpoint", "failures", "model", "power"},
                "in a training job");
   core::TrainingJobSpec job;
   readJobPlace(m, sim, racks, ids, job);
+  // The iterations' power: each phase at its own (the square wave) or the period average.
+  if (const auto power = m.optionalString("power", "'phases' or 'average'")) {
+    if (*power != "phases" && *power != "average") {
+      m.fail("power",
+             "must be 'phases' (each phase at its own power) or 'average' (the "
+             "iteration's period average), got '"
+                 + *power + "'");
+    }
+    job.average_power = *power == "average";
+  }
   if (m.has("model")) {
     // Durations derived from the model (WorkloadModels.hpp).
     detail::readDerivedTraining(m, data_root, jobGpus(job, racks), job);
@@ -2057,9 +2098,9 @@ void readWorkload(const MapReader& r, core::SiteSpec& site, IdRegistry& ids,
   };
   std::vector<Held> held;
   for (std::size_t i = 0; i < list->size(); ++i) {
-    const MapReader m = list->map(
-        i, {"id", "type", "racks", "gpus", "submit", "start", "duration", "iteration", "checkpoint",
-            "failures", "trace", "arrivals", "server", "format", "interval", "model", "load"});
+    const MapReader m = list->map(i, {"id", "type", "racks", "gpus", "submit", "start", "duration",
+                                      "iteration", "checkpoint", "failures", "trace", "arrivals",
+                                      "server", "format", "interval", "model", "load", "power"});
     const std::string type = m.string("type", "a workload type (training, inference or replay)");
     Held h;
     // `order`: jobs submitted at one time queue in scenario order, whatever their kind.

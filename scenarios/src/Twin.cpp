@@ -151,7 +151,7 @@ void Twin::schedule(core::EventSpec event) {
 bool Twin::step() {
   Impl& m = *impl_;
   const double t0 = m.engine.time();
-  if (!m.peak_day.reachesDayEnd(t0 + m.site.simulation.step)) return m.engine.step();
+  if (!m.peak_day.reachesDayEnd(m.engine.nextStepEnd())) return m.engine.step();
   // A step that ends a day: the facility energy before and after it, for the peak day.
   const double E0 = m.facilityEnergyNow();
   const bool more = m.engine.step();
@@ -171,6 +171,15 @@ core::Summary Twin::finish(bool complete) {
                "Design limits exceeded (ratings, see the list below)", "", 1.0, 0.0});
   summary.add({"gpu_count", static_cast<double>(m.layout.gpu_count), "GPUs", "", 1.0, 0.0});
   summary.add({"simulated_time_s", m.engine.time(), "Simulated time", "s", 1.0, 0.0});
+  if (m.site.simulation.fast_forward.enabled) {
+    // How far the run fast-forwarded (docs/ARCHITECTURE.md, the engine's step rule).
+    summary.add({"fast_forward_steps", static_cast<double>(m.engine.stepsTaken()),
+                 "Fast-forward: macro steps taken", "", 1.0, 0.0});
+    summary.add({"fast_forward_fine_steps", static_cast<double>(m.engine.fineStepsTaken()),
+                 "Fast-forward: steps of one fine step", "", 1.0, 0.0});
+    summary.add({"fast_forward_longest_step_s", m.engine.longestStep(),
+                 "Fast-forward: longest step", "s", 1.0, 0.0});
+  }
   for (const core::Model* model : m.engine.models())
     model->summarise(summary);
   // The weather year's figures: the plant hours of the facility loop, the peak day.

@@ -1,7 +1,10 @@
 // The engine's clock: sub-stepping, event order and recorder sampling, with probe models.
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <cmath>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "racktwin/core/Engine.hpp"
@@ -122,4 +125,67 @@ TEST_CASE("The recorder samples at its interval from t = 0, one row per sample",
   CHECK(sink.rows[4] == 1.0);
   CHECK(sink.rows[7] == 1.0);
   CHECK(sink.complete);
+}
+
+namespace {
+
+/// A slow model whose one GPU junction is 300 K, then from `ramp_start` rises at `rate` K/s; it
+/// keeps every step it is given and the times at which events reach it.
+struct Thermometer : Model {
+  std::string_view name() const override { return "thermometer"; }
+  void initialize(SiteState& state) override { state.gpu_T_junction.assign(1, 300.0); }
+  void advance(double t, double dt, SiteState& state) override {
+    steps.emplace_back(t, dt);
+    const double end = t + dt;
+    state.gpu_T_junction[0] = 300.0 + (end > ramp_start ? rate * (end - ramp_start) : 0.0);
+  }
+  bool applyEvent(const EventSpec&, SiteState& state) override {
+    event_times.push_back(state.time);
+    return true;
+  }
+  double ramp_start = 1000.0, rate = 0.01;
+  std::vector<std::pair<double, double>> steps;  // (start, length)
+  std::vector<double> event_times;
+};
+
+}  // namespace
+
+TEST_CASE("Fast-forward: whole fine steps up to max_step, never across records or events",
+          "[core][fast_forward]") {
+  SimulationSpec sim{2400.0, 1.0, 1, 600.0, 0};
+  sim.fast_forward = {true, 300.0, 0.05, 60.0};
+  SiteState state;
+  Engine engine(sim, state);
+  Thermometer thermometer;
+  engine.addSlowModel(thermometer);
+  engine.schedule(EventSpec{700.5, EventKind::SetPumpSpeed, "thermometer", 0.5, {}});
+  engine.initialize();
+  bool more = true;
+  while (more) {
+    const double planned = engine.nextStepEnd();
+    more = engine.step();
+    CHECK(engine.time() == planned);
+  }
+  CHECK(engine.time() == 2400.0);
+  // The event reaches the model at the fine-grid time fine steps would apply it.
+  REQUIRE(thermometer.event_times.size() == 1);
+  CHECK(thermometer.event_times[0] == 701.0);
+  double covered = 0.0, longest = 0.0;
+  for (const auto& [t, dt] : thermometer.steps) {
+    INFO("step at " << t << " s of " << dt << " s");
+    CHECK(t == covered);  // contiguous
+    covered += dt;
+    CHECK(dt == std::round(dt));  // whole fine steps
+    CHECK(dt <= 300.0);
+    CHECK(std::floor((t + dt) / 600.0 - 1e-12) <= std::floor(t / 600.0));  // no record crossed
+    CHECK((t >= 701.0 || t + dt <= 701.0));                                  // nor the event
+    if (t >= 701.0 && t < 761.0) CHECK(dt == 1.0);                          // settle: fine steps
+    // On the ramp (0.01 K/s), once the rule has seen it: a step moves the junction by at most
+    // twice the tolerance (0.1 K: 10 s) before it falls back.
+    if (t >= 1300.0) CHECK(dt <= 10.0);
+    longest = std::max(longest, dt);
+  }
+  CHECK(covered == 2400.0);
+  CHECK(longest == 300.0);  // quiet before the event: the steps grew to max_step
+  CHECK(engine.stepsTaken() < 2400 / 4);
 }

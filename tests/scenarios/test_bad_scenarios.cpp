@@ -217,6 +217,34 @@ TEST_CASE("simulation values are checked", "[scenarios]") {
                      {"expected a time in s, ms, min, h, got '.nan s'"});
 }
 
+TEST_CASE("fast-forward values are checked", "[scenarios][fast_forward]") {
+  const auto ff = [](const std::string& map) { return "step: 1 s, fast_forward: " + map + "}"; };
+  const std::string key = "simulation.fast_forward.";
+  requireInlineError("step: 1 s}", ff("{max_step: 2.5 s, tolerance: 0.05 K}"),
+                     "simulation:", key + "max_step",
+                     {"must be a whole number of steps (step 1 s)"});
+  requireInlineError("step: 1 s}", ff("{max_step: 0 s, tolerance: 0.05 K}"),
+                     "simulation:", key + "max_step", {"must be > 0, got '0 s'"});
+  requireInlineError("step: 1 s}", ff("{max_step: 300 s, tolerance: 0 K}"),
+                     "simulation:", key + "tolerance", {"must be > 0, got '0 K'"});
+  requireInlineError("step: 1 s}", ff("{max_step: 300 s, tolerance: -0.1 K}"),
+                     "simulation:", key + "tolerance", {"must be > 0"});
+  requireInlineError("step: 1 s}", ff("{max_step: 300 s, tolerance: 0.05 s}"),
+                     "simulation:", key + "tolerance", {"expected a temperature difference"});
+  requireInlineError("step: 1 s}", ff("{max_step: 300 s}"), "simulation:", key + "tolerance",
+                     {"required key is missing"});
+  requireInlineError("step: 1 s}", ff("{max_step: 300 s, tolerance: 0.05 K, settle: 1.5 s}"),
+                     "simulation:", key + "settle", {"must be a whole number of steps (step 1 s)"});
+  requireInlineError("step: 1 s}", ff("{max_step: 300 s, tolerance: 0.05 K, settle: -1 s}"),
+                     "simulation:", key + "settle", {"must be >= 0"});
+  requireInlineError("step: 1 s}", ff("{max_step: 300 s, tolerance: 0.05 K, step: 2 s}"),
+                     "simulation:", key + "step", {"unknown key; expected one of: max_step"});
+  requireInlineError("    racks: all\n", "    racks: all\n    power: peak\n", "power: peak",
+                     "workload[0].power", {"must be 'phases'", "or 'average'", "got 'peak'"});
+  CHECK_NOTHROW(
+      loadInline(replaced(kBase, "step: 1 s}", ff("{max_step: 300 s, tolerance: 0.05 K}"))));
+}
+
 TEST_CASE("coolant, facility and room values are checked", "[scenarios]") {
   requireInlineError("coolant: PG25", "coolant: glycol", "coolant:", "coolant",
                      {"expected 'water' or 'PG<percent>'", "got 'glycol'"});

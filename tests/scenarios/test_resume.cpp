@@ -130,6 +130,31 @@ TEST_CASE("a run resumed from its checkpoints equals an uninterrupted run bit fo
   requireSameRecords(reference, resumed);
 }
 
+TEST_CASE("fast-forward: two runs are identical, and a resumed run equals them bit for bit",
+          "[scenarios][resume][fast_forward]") {
+  // The step rule's state (the preferred length, the settle time, the junction temperatures it
+  // compares with) is saved with the engine: cuts before, inside and after the pump trip's
+  // settle time, on long and on fine steps.
+  racktwin::core::SiteSpec site = racktwin::scenarios::loadScenario(
+      racktwin::test::sourcePath("scenarios/faults/cdu-pump-trip.yaml"));
+  site.simulation.record_interval = 60.0;
+  site.simulation.fast_forward = {true, 60.0, 0.05, 60.0};
+  for (auto& job : site.jobs)
+    job.average_power = true;
+  const Records reference = uninterrupted(site);
+  requireSameRecords(reference, uninterrupted(site));
+  long steps = 0;
+  {
+    Twin twin(site);
+    twin.initialize();
+    while (twin.step())
+      ++steps;
+  }
+  REQUIRE(steps > 40);
+  const Records resumed = interrupted(site, {steps / 7 + 1, steps / 2 + 3, (4 * steps) / 5 + 1});
+  requireSameRecords(reference, resumed);
+}
+
 TEST_CASE("a saved state resumes only the scenario it came from, whole", "[scenarios][resume]") {
   const racktwin::core::SiteSpec rack =
       racktwin::scenarios::loadScenario(racktwin::test::sourcePath("scenarios/nvl72-rack.yaml"));

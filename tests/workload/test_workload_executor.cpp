@@ -141,6 +141,39 @@ TEST_CASE("Demand energy is the phase-weighted average, independent of the sub-s
   }
 }
 
+TEST_CASE("Average power: the period mean at every sub-step, the square wave's energy",
+          "[workload]") {
+  // `power: average` (annual studies with fast-forward): the GPUs draw the iteration's period
+  // mean throughout, the checkpoints their own power, and the job progresses as with phases. Over
+  // a span the energies differ by at most the part of one period that a span's end cuts off:
+  // |Pc - P_mean| Tc.
+  const double Tc = 3.2, Tm = 0.8, Pc = 0.95 * kPmax, Pm = 0.4 * kPmax;
+  const double P_mean = (Tc * Pc + Tm * Pm) / (Tc + Tm);
+  for (const double span : {3600.0, 3598.7}) {
+    INFO("span " << span << " s");
+    core::SiteSpec site = test::gb300Site(1);
+    core::TrainingJobSpec spec = job("train", 0.0, 7200.0, Tc, 0.95, Tm, 0.4);
+    spec.checkpoint_interval = 1800.0;  // one checkpoint of 30 s at 1800 s (the next at 3600 s)
+    spec.checkpoint_duration = 30.0;
+    spec.checkpoint_power_fraction = 0.5;
+    site.jobs.push_back(spec);
+    core::SiteSpec averaged = site;
+    averaged.jobs[0].average_power = true;
+    const double dt = 0.1;
+    const int n = static_cast<int>(std::lround(span / dt));
+    Run phases(site), average(averaged);
+    phases.run(n, dt);
+    average.run(n, dt);
+    const double E_phases = phases.gpu_E[0], E_average = average.gpu_E[0];
+    CHECK(std::abs(E_average - E_phases) <= std::abs(Pc - P_mean) * Tc * (1.0 + 1e-9));
+    // The analytic energy: 30 s of checkpoint at 0.5 x 1400 W, the rest at the period mean.
+    CHECK(E_average == Approx(P_mean * (n * dt - 30.0) + 30.0 * 0.5 * kPmax).epsilon(1e-9));
+    CHECK(average.executor.jobIterations(0) == phases.executor.jobIterations(0));
+    // Every training sub-step demands the mean: the last sub-step's demand (inside a period).
+    CHECK(average.state.gpu_P_demand[0] == Approx(P_mean).epsilon(1e-12));
+  }
+}
+
 TEST_CASE("A phase below idle power demands idle power", "[workload]") {
   // 0.1 x 1400 W = 140 W < P_idle 200 W: demand is max(P_idle, fraction * P_max).
   core::SiteSpec site = test::gb300Site(1);

@@ -5,7 +5,20 @@
 //      recorder integrates the fast models' mean channels (Aggregation::SubstepMean);
 //   3. the slow models (thermal) advance once with the step-averaged heat;
 //   4. the recorder integrates the macro-step channels and records when its interval is due.
+//
+// With SimulationSpec::fast_forward the macro step varies: a whole number n of fine steps
+// (`step`), 1 <= n <= max_step / step. Every step boundary lies on the fine grid; a step never
+// crosses a record time, the end of the run or the fine-grid time at which a queued event is
+// applied, and a step of max_step ends on a multiple of max_step. The step is one fine step at an
+// event and for `settle` after it. Otherwise the rule looks at the largest change of any GPU
+// junction temperature (SiteState::gpu_T_junction) over the last step, scaled to the preferred
+// length (a step cut short by a record or an event counts at its rate): at most half the
+// tolerance, the preferred length doubles; at most the tolerance, it holds; up to twice the
+// tolerance, it halves; beyond, or when any GPU's throttle or shutdown flag or any rack's power
+// flag changed (their counts), it falls back to one fine step. The sequence depends only on the
+// scenario and its seed.
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -40,13 +53,28 @@ class Engine {
   void finalize();
 
   double time() const noexcept { return time_; }
+  /// The time the next step() will reach (the step rule above), for drivers that act at
+  /// boundaries inside a step (the peak day).
+  double nextStepEnd() const noexcept;
   double duration() const noexcept { return simulation_.duration; }
   std::size_t stepsTaken() const noexcept { return steps_; }
+  /// Steps of one fine step so far (all of them without fast-forward).
+  std::size_t fineStepsTaken() const noexcept { return fine_steps_taken_; }
+  /// The longest step taken so far, s.
+  double longestStep() const noexcept { return longest_step_; }
   /// The models in the order they run (fast, then slow).
   const std::vector<Model*>& models() const noexcept { return all_; }
 
  private:
-  void applyDueEvents();
+  /// Applies the events due at the step's start; returns whether any was.
+  bool applyDueEvents();
+  bool eventDue() const noexcept;
+  /// Fine steps of the next step (1 without fast-forward).
+  std::uint64_t plannedFineSteps() const noexcept;
+  /// Fast-forward: measures the step just taken and chooses the preferred length of the next.
+  void adaptStep(std::uint64_t taken);
+  /// GPUs throttled or shut down plus racks without power: a change is a transient.
+  std::uint64_t monitoredFlags() const noexcept;
   void visitState(StateArchive& archive);
 
   SimulationSpec simulation_;
@@ -61,9 +89,20 @@ class Engine {
   };
   std::vector<Queued> queue_;  // a min-heap on (time, sequence)
   std::size_t sequence_ = 0;
-  double time_ = 0.0;
-  std::size_t steps_ = 0;
-  std::size_t total_steps_ = 0;
+  double time_ = 0.0;             // s, fine_index_ * step
+  std::uint64_t fine_index_ = 0;  // fine steps from the start to time_
+  std::size_t steps_ = 0;         // macro steps taken
+  std::size_t total_steps_ = 0;   // fine steps of the run
+  // Fast-forward (SimulationSpec::fast_forward).
+  std::uint64_t max_fine_ = 1;        // fine steps of max_step
+  std::uint64_t record_fine_ = 1;     // fine steps of the record interval
+  std::uint64_t preferred_fine_ = 1;  // length the step rule asks for next
+  std::uint64_t settle_fine_ = 0;     // fine steps of the settle time
+  std::uint64_t settle_until_ = 0;    // fine index before which steps stay fine
+  std::vector<double> T_previous_;    // K, gpu_T_junction at the last step's start
+  std::uint64_t flags_previous_ = 0;  // throttled + shut-down GPUs + unpowered racks then
+  std::size_t fine_steps_taken_ = 0;  // steps of one fine step
+  double longest_step_ = 0.0;         // s
 };
 
 }  // namespace racktwin::core

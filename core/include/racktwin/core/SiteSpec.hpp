@@ -564,6 +564,10 @@ struct TrainingJobSpec {
   double tokens_per_iteration = 0.0;
   double flops_per_iteration = 0.0;
   std::string model;  // model type when derived from one
+  /// GPU power of the iterations: false, each phase at its own power (the square wave); true,
+  /// both phases at the iteration's period average (annual studies with fast-forward: `power:
+  /// average`). Checkpoints, restarts and progress are the same either way.
+  bool average_power = false;
 };
 
 /// One request of an inference trace (Azure LLM inference format: arrival, context and generated
@@ -667,6 +671,17 @@ struct EventSpec {
 /// Most macro steps a run may take: a duration/step typo must fail at once, not run for days.
 constexpr double kMaxSimulationSteps = 1.0e9;
 
+/// Quasi-steady fast-forward (docs/scenario-format.md `simulation.fast_forward`, the engine's
+/// rule in docs/ARCHITECTURE.md): macro steps of a whole number of fine steps (`step`), up to
+/// max_step, while the GPU junction temperatures move by at most `tolerance` per step; fine steps
+/// at and for `settle` after every event.
+struct FastForwardSpec {
+  bool enabled = false;
+  double max_step = 0.0;   // s, a whole number of fine steps
+  double tolerance = 0.0;  // K, the largest change of any GPU junction over one step
+  double settle = 60.0;    // s of fine steps after each event, a whole number of fine steps
+};
+
 struct SimulationSpec {
   double duration = 0.0;          // s
   double step = 1.0;              // s, macro step (thermal)
@@ -677,6 +692,7 @@ struct SimulationSpec {
   /// and pump PIs): a macro step longer than this is cycled in thermal sub-steps of at most this
   /// length. Longer for annual studies at coarse steps (docs/scenario-format.md).
   double control_step = 2.0;
+  FastForwardSpec fast_forward = {};
 };
 
 /// A row of racks on the floor plan (docs/scenario-format.md, `layout`). Rows come from the rack

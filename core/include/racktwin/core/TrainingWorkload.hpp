@@ -76,6 +76,9 @@ class TrainingWorkload final : public WorkloadJob {
   /// Every rack has power again at the sub-step boundary t: the restart begins.
   void restorePower(double t) noexcept;
   void addToRacks(const Split& split, double span, RackLoads& loads) const noexcept;
+  /// With average power: the iterations' time shared between the phases as over a whole
+  /// iteration at `speed`, so the GPUs draw the period average throughout.
+  Split averaged(Split split, double speed) const noexcept;
 
   // Specification.
   const TrainingJobSpec* spec_;    // for the placement request
@@ -85,6 +88,7 @@ class TrainingWorkload final : public WorkloadJob {
   double compute_fraction_ = 0.0, communication_fraction_ = 0.0, checkpoint_fraction_ = 0.0;
   double checkpoint_interval_ = 0.0;  // s, 0 = none
   double checkpoint_duration_ = 0.0;  // s
+  bool average_power_ = false;        // TrainingJobSpec::average_power
   double mtbf_ = 0.0;                 // s, 0 = none
   double restart_ = 0.0;              // s
   std::uint64_t seed_ = 0;

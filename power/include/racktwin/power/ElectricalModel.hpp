@@ -198,6 +198,9 @@ class ElectricalModel final : public core::Model {
   DecimatingSeries facility_series_;
   double series_start_ = 0.0;  // s, time of the first sample in the series
   bool series_started_ = false;
+  // Fast-forward varies the step: the series is then not uniformly sampled and no spectrum is
+  // taken from it (the dominant oscillation is null).
+  bool uniform_series_ = true;
   SpectralPeak peak_;
   std::vector<std::uint8_t> rack_powered_;
   // Without an electrical section: a rack whose demands and shelves did not change since the last
