@@ -166,7 +166,8 @@ std::vector<std::string> readRackSet(const MapReader& m, std::string_view key,
       if (ids.empty()) m.fail(key, "no rack id starts with " + core::quoteForMessage(prefix));
       return ids;
     }
-    m.fail(key, "expected 'all', 'prefix/*' or a list of rack ids, got " + core::quoteForMessage(text));
+    m.fail(key,
+           "expected 'all', 'prefix/*' or a list of rack ids, got " + core::quoteForMessage(text));
   }
   const ListReader list = m.list(key, "rack ids");
   for (std::size_t i = 0; i < list.size(); ++i) {
@@ -392,7 +393,8 @@ void readLines(const MapReader& e, Elements& elements, core::ElectricalSpec& spe
     } else if (kind == "cable") {
       l.kind = core::LineSpec::Kind::Cable;
     } else {
-      m.fail("kind", "expected switchboard, busway, rpp or cable, got " + core::quoteForMessage(kind));
+      m.fail("kind",
+             "expected switchboard, busway, rpp or cable, got " + core::quoteForMessage(kind));
     }
     l.parent = readParent(m, "parent", elements);
     readImpedance(m, l.R, l.X);
@@ -487,7 +489,8 @@ void readPowerManagement(const MapReader& e, const core::SiteSpec& site,
         policy.job = p.id("job").str();
         const auto job = std::find_if(site.jobs.begin(), site.jobs.end(),
                                       [&](const auto& j) { return j.id == policy.job; });
-        if (job == site.jobs.end()) p.fail("job", "unknown job " + core::quoteForMessage(policy.job));
+        if (job == site.jobs.end())
+          p.fail("job", "unknown job " + core::quoteForMessage(policy.job));
         // A scheduled job's racks are chosen during the run; a policy needs them when loading.
         if (job->gpus > 0) {
           p.fail("job", "job '" + policy.job

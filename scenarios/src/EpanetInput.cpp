@@ -159,9 +159,9 @@ class Reader {
     constexpr int kMaxCount = 10'000'000;
     const double value = std::trunc(number(line, token, key));
     if (!(value >= lo && value <= kMaxCount)) {
-      fail(line, token, key,
-           "must be a whole number from " + std::to_string(lo) + " to "
-               + std::to_string(kMaxCount));
+      fail(
+          line, token, key,
+          "must be a whole number from " + std::to_string(lo) + " to " + std::to_string(kMaxCount));
     }
     return static_cast<int>(value);
   }

@@ -157,9 +157,8 @@ GpuTrace parseNvidiaSmiTrace(std::string_view text, const std::string& file) {
     }
     double P = 0.0;
     if (!parseNumber(value, P) || P < 0.0) {
-      throw error(
-          pw.column, kNames[kPower],
-          "expected a power draw in watts (a number >= 0), got " + describeField(pw.text));
+      throw error(pw.column, kNames[kPower],
+                  "expected a power draw in watts (a number >= 0), got " + describeField(pw.text));
     }
     if (!first) first = stamp;
     const double t =

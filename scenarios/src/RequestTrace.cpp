@@ -111,9 +111,9 @@ std::vector<core::InferenceRequest> parseRequestTrace(std::string_view text,
       const Field& f = fields[static_cast<std::size_t>(index[c])];
       std::uint32_t tokens = 0;
       if (!parseWhole(f.text, tokens)) {
-        throw error(line_number, f.column, kColumns[c],
-                    "expected a whole number of tokens (0 to 4294967295), got "
-                        + describeField(f.text));
+        throw error(
+            line_number, f.column, kColumns[c],
+            "expected a whole number of tokens (0 to 4294967295), got " + describeField(f.text));
       }
       (c == 1 ? request.context_tokens : request.generated_tokens) = tokens;
     }

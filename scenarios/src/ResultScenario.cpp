@@ -77,10 +77,10 @@ ResultScenario loadResultScenario(const std::string& result_path,
     }
   }
   if (file_problem.empty()) {
-    file_problem = !refused.empty()       ? refused
-                   : scenario_path.empty() ? "the result names no scenario_path"
-                                           : "scenario file " + core::quoteForMessage(scenario_path)
-                                                 + " not found";
+    file_problem = !refused.empty() ? refused
+                   : scenario_path.empty()
+                       ? "the result names no scenario_path"
+                       : "scenario file " + core::quoteForMessage(scenario_path) + " not found";
   }
   result.problem = text_problem.empty() ? file_problem : file_problem + "; " + text_problem;
   return result;

@@ -311,8 +311,8 @@ double MapReader::number(std::string_view key, Check check) const {
   try {
     v = core::parseQuantity(e.value.Scalar(), core::Dimension::Dimensionless);
   } catch (const std::invalid_argument&) {
-    fail(key,
-         "expected a plain number (the key name gives the unit), got " + core::quoteForMessage(e.value.Scalar()));
+    fail(key, "expected a plain number (the key name gives the unit), got "
+                  + core::quoteForMessage(e.value.Scalar()));
   }
   checkValue(v, check, e.value.Scalar(), this, key, nullptr, 0);
   checkPlausible(e, v, core::Dimension::Dimensionless, Kind::PlainNumber);
@@ -397,7 +397,8 @@ core::ComponentId MapReader::id(std::string_view key) const {
 std::string MapReader::typeName(std::string_view key) const {
   const std::string text = string(key, "a type name");
   if (!core::ComponentId::isValidSegment(text)) {
-    fail(key, "expected a type name of lower-case letters, digits, '_' or '-', got " + core::quoteForMessage(text));
+    fail(key, "expected a type name of lower-case letters, digits, '_' or '-', got "
+                  + core::quoteForMessage(text));
   }
   return text;
 }

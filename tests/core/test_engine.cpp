@@ -1,6 +1,6 @@
 // The engine's clock: sub-stepping, event order and recorder sampling, with probe models.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <span>
 #include <string>
@@ -178,8 +178,8 @@ TEST_CASE("Fast-forward: whole fine steps up to max_step, never across records o
     CHECK(dt == std::round(dt));  // whole fine steps
     CHECK(dt <= 300.0);
     CHECK(std::floor((t + dt) / 600.0 - 1e-12) <= std::floor(t / 600.0));  // no record crossed
-    CHECK((t >= 701.0 || t + dt <= 701.0));                                  // nor the event
-    if (t >= 701.0 && t < 761.0) CHECK(dt == 1.0);                          // settle: fine steps
+    CHECK((t >= 701.0 || t + dt <= 701.0));                                // nor the event
+    if (t >= 701.0 && t < 761.0) CHECK(dt == 1.0);                         // settle: fine steps
     // On the ramp (0.01 K/s), once the rule has seen it: a step moves the junction by at most
     // twice the tolerance (0.1 K: 10 s) before it falls back.
     if (t >= 1300.0) CHECK(dt <= 10.0);

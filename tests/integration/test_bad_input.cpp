@@ -44,8 +44,9 @@ TEST_CASE("Bad command-line values are refused before anything is written", "[in
   CHECK_FALSE(std::filesystem::exists(dir + "/x.h5"));
   CHECK(runProgram(std::string(RACKTWIN_CLI) + " run does-not-exist.yaml").exit_code == 2);
   // A step so small the run would never end is refused, not started.
-  const auto tiny = runProgram(std::string(RACKTWIN_CLI) +
-                               " run scenarios/nvl72-rack.yaml --step 1e-300 -o " + dir + "/y.h5");
+  const auto tiny =
+      runProgram(std::string(RACKTWIN_CLI) + " run scenarios/nvl72-rack.yaml --step 1e-300 -o "
+                 + dir + "/y.h5");
   CHECK(tiny.exit_code == 2);
   CHECK(tiny.err.find("--step") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir + "/y.h5"));

@@ -128,10 +128,10 @@ TEST_CASE("bad/unknown_component: a rack on a CDU that does not exist", "[scenar
 TEST_CASE("bad/unknown_rack_type: names the data file it looked for", "[scenarios]") {
   const std::string looked_for =
       std::filesystem::path(sourcePath("data/racks/gb400-nvl144.yaml")).lexically_normal().string();
-  requireFileError(
-      "unknown_rack_type.yaml", 13, "racks[0].type",
-      {"unknown rack type 'gb400-nvl144': no data file " + looked_for, "available: gb200-nvl72, gb300-nvl72"},
-      11);
+  requireFileError("unknown_rack_type.yaml", 13, "racks[0].type",
+                   {"unknown rack type 'gb400-nvl144': no data file " + looked_for,
+                    "available: gb200-nvl72, gb300-nvl72"},
+                   11);
 }
 
 TEST_CASE("bad/syntax_error: a YAML syntax error has its line", "[scenarios]") {

@@ -371,7 +371,8 @@ TEST_CASE("bad weather files give the file, line, column and column name", "[sce
   // A value that is not a number, a missing value, a value too many.
   check(head + "0,30,20\n1,warm,21\n",
         {"", 4, "dry_bulb_degC", {"expected a number, got a field of 4 characters"}, 3});
-  check(head + "0,30,20\n1, ,21\n", {"", 4, "dry_bulb_degC", {"expected a number, got an empty field"}, 4});
+  check(head + "0,30,20\n1, ,21\n",
+        {"", 4, "dry_bulb_degC", {"expected a number, got an empty field"}, 4});
   check(head + "0,30\n",
         {"", 3, "wet_bulb_degC", {"missing value", "expected 3 values per row", "got 2"}});
   check(head + "0,30,20,7\n", {"", 3, "column 4", {"a value beyond the last header column"}, 9});

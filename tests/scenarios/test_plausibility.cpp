@@ -165,9 +165,8 @@ TEST_CASE("A PSU efficiency of 9e-5 % in a data file is refused at its line", "[
   const std::string original = readText(psu.string());
   const std::string bad = replaced(original, "efficiency: [90 %,", "efficiency: [9e-5 %,");
   std::ofstream(psu, std::ios::binary | std::ios::trunc) << bad;
-  const std::string text =
-      replaced(readText(kNvl72), "data_dir: ../data",
-               "allow_outside_paths: true\ndata_dir: " + data.string());
+  const std::string text = replaced(readText(kNvl72), "data_dir: ../data",
+                                    "allow_outside_paths: true\ndata_dir: " + data.string());
   requireInputError([&] { (void)loadScenarioFromString(text, kAs, ""); },
                     Expected{psu.string(),
                              lineOf(bad, "9e-5 %"),
@@ -188,9 +187,8 @@ TEST_CASE("A PSU curve whose loss turns negative is refused by the loader, not t
   const std::string bad = replaced(readText(psu.string()), "efficiency: [90 %, 94 %, 96 %, 91 %]",
                                    "efficiency: [90 %, 94 %, 80 %, 99 %]");
   std::ofstream(psu, std::ios::binary | std::ios::trunc) << bad;
-  const std::string text =
-      replaced(readText(kNvl72), "data_dir: ../data",
-               "allow_outside_paths: true\ndata_dir: " + data.string());
+  const std::string text = replaced(readText(kNvl72), "data_dir: ../data",
+                                    "allow_outside_paths: true\ndata_dir: " + data.string());
   requireInputError([&] { (void)loadScenarioFromString(text, kAs, ""); },
                     Expected{psu.string(),
                              lineOf(bad, "efficiency: [90 %"),
@@ -211,9 +209,8 @@ TEST_CASE("A CDU whose exchanger cannot be rated is refused by the loader, not t
   const std::string bad = replaced(readText(cdu.string()), "facility_nominal_flow: 360 L/min",
                                    "facility_nominal_flow: 10 L/min");
   std::ofstream(cdu, std::ios::binary | std::ios::trunc) << bad;
-  const std::string text =
-      replaced(readText(kNvl72), "data_dir: ../data",
-               "allow_outside_paths: true\ndata_dir: " + data.string());
+  const std::string text = replaced(readText(kNvl72), "data_dir: ../data",
+                                    "allow_outside_paths: true\ndata_dir: " + data.string());
   requireInputError([&] { (void)loadScenarioFromString(text, kAs, ""); },
                     Expected{kAs,
                              lineOf(text, "type: inrack-250kw"),

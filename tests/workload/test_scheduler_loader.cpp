@@ -28,8 +28,8 @@ std::string queueScenario() {
 }
 
 core::SiteSpec load(const std::string& text) {
-  return scenarios::loadScenarioFromString(text, kPath, std::string(RACKTWIN_SOURCE_DIR) + "/data", {},
-                                          scenarios::OutsidePaths::Allowed);
+  return scenarios::loadScenarioFromString(text, kPath, std::string(RACKTWIN_SOURCE_DIR) + "/data",
+                                           {}, scenarios::OutsidePaths::Allowed);
 }
 
 /// The scenario with its workload replaced by `jobs` (YAML list items).

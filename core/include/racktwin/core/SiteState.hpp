@@ -64,9 +64,9 @@ struct SiteState {
   /// load, once per macro step); the electrical model adds it to the rack's load. 0 for a
   /// liquid-cooled rack, whose fans are in rack_air_P_demand.
   std::vector<double> rack_fan_P;
-  std::vector<double> rack_P_dc;          // W, busbar load now
-  std::vector<double> rack_P_ac;          // W, AC input of the power shelves now
-  std::vector<double> rack_P_psu_loss;    // W, PSU losses now (heat to room air)
+  std::vector<double> rack_P_dc;        // W, busbar load now
+  std::vector<double> rack_P_ac;        // W, AC input of the power shelves now
+  std::vector<double> rack_P_psu_loss;  // W, PSU losses now (heat to room air)
   std::vector<double> rack_air_E_step;  // J to room air since the macro step began (loads + losses)
   std::vector<double> rack_ac_E_step;   // J of AC input since the macro step began
   /// J of heat released in the data hall's air since the macro step began by distribution

@@ -55,7 +55,7 @@ constexpr double kBar_Pa = 1.0e5;
 constexpr double kPsi_Pa = 6894.757293168361;
 constexpr double kUsGallon_m3 = 3.785411784e-3;
 constexpr double kGravity_m_per_s2 = 9.80665;
-constexpr double kBtu_J = 1055.05585262;        // International Table Btu (exact by definition)
+constexpr double kBtu_J = 1055.05585262;  // International Table Btu (exact by definition)
 constexpr double kTonRefrigeration_W = 12000.0 * kBtu_J / 3600.0;  // 12,000 Btu/h
 
 /// Output in the user's units: SI (the default, as stored) or US customary (degF, gpm, psi, gal,
@@ -71,9 +71,9 @@ struct DisplayUnit {
 
 /// The US customary display of an SI quantity named by its SI unit as result datasets carry it
 /// ("K", "m3/s", "Pa", "W", "J", "m3", "m", "kg/s"). `heat`: a heat flow or heat (datasets named
-/// Q_flow*, summary items marked heat), shown in Btu/h or ton-hours; other powers and energies are shown
-/// in kW and kWh (as US utilities and facility engineers use them). nullopt: the unit is shown as
-/// it is (s, Hz, V, A, dimensionless).
+/// Q_flow*, summary items marked heat), shown in Btu/h or ton-hours; other powers and energies are
+/// shown in kW and kWh (as US utilities and facility engineers use them). nullopt: the unit is
+/// shown as it is (s, Hz, V, A, dimensionless).
 std::optional<DisplayUnit> usCustomaryFromSi(std::string_view si_unit, bool heat);
 /// The same for a value already scaled to a metric display unit ("degC", "K" as a temperature
 /// difference, "kW", "kWh", "kPa", "L/min", "L", "L/kWh"): the scale and offset apply to the

@@ -22,8 +22,8 @@ std::string defaultDataDir();
 /// file's values are, with the same rules (whole steps, events and jobs inside the run), and an
 /// error names the option ("--duration") at "<command line>".
 struct SimulationOverrides {
-  std::optional<double> step;      // s, --step
-  std::optional<double> duration;  // s, --duration
+  std::optional<double> step;             // s, --step
+  std::optional<double> duration;         // s, --duration
   std::optional<double> record_interval;  // s, --record-interval
 };
 
