@@ -12,6 +12,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -39,6 +40,54 @@ constexpr hssize_t kMaxStrings = 10'000'000;                        // strings i
 constexpr int kMaxRank = 2;
 
 void probeOnce(const std::string& path);
+
+/// The memory of the variable-length strings one H5Dread makes, allocated through this (the
+/// transfer's vlen memory manager) and all freed with it. A conversion that fails part-way on a
+/// damaged file leaves the strings it made in libhdf5's conversion buffer, where no API call
+/// reaches them; here they are still known.
+class VlenArena {
+ public:
+  VlenArena() = default;
+  VlenArena(const VlenArena&) = delete;
+  VlenArena& operator=(const VlenArena&) = delete;
+  ~VlenArena() {
+    for (void* block : blocks_)
+      std::free(block);
+  }
+  /// A transfer property list that allocates and frees through this arena.
+  hid_t transfer() {
+    if (!plist_.valid()) {
+      plist_ = PropertyList(H5Pcreate(H5P_DATASET_XFER));
+      if (!plist_.valid()
+          || H5Pset_vlen_mem_manager(plist_.get(), &allocate, this, &release, this) < 0) {
+        return H5I_INVALID_HID;
+      }
+    }
+    return plist_.get();
+  }
+
+ private:
+  static void* allocate(std::size_t size, void* info) noexcept {
+    auto* arena = static_cast<VlenArena*>(info);
+    void* block = std::malloc(size > 0 ? size : 1);
+    if (block == nullptr) return nullptr;
+    try {
+      arena->blocks_.insert(block);
+    } catch (...) {
+      std::free(block);
+      return nullptr;
+    }
+    return block;
+  }
+  static void release(void* block, void* info) noexcept {
+    if (block == nullptr) return;
+    static_cast<VlenArena*>(info)->blocks_.erase(block);
+    std::free(block);
+  }
+
+  std::set<void*> blocks_;
+  PropertyList plist_;
+};
 
 /// Reads one result file; `path` names the file in every error.
 class Reader {
@@ -582,18 +631,13 @@ std::vector<std::string> readResultStrings(const std::string& path, const std::s
   if (reader.check(H5Tis_variable_str(type.get()), dataset, "bad string type") > 0) {
     reader.check(H5Tset_size(memory_type.get(), H5T_VARIABLE), dataset, "bad string type");
     std::vector<char*> data(count, nullptr);
-    reader.check(
-        H5Dread(handle.get(), memory_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()),
-        dataset, "cannot read dataset");
-    // Copy first, then give HDF5's buffers back whatever happens.
-    try {
-      for (const char* text : data)
-        strings.emplace_back(text != nullptr ? text : "");
-    } catch (...) {
-      H5Dvlen_reclaim(memory_type.get(), space.get(), H5P_DEFAULT, data.data());
-      throw;
-    }
-    H5Dvlen_reclaim(memory_type.get(), space.get(), H5P_DEFAULT, data.data());
+    VlenArena arena;  // frees every string the read made, whether it succeeds or not
+    const hid_t transfer =
+        reader.check(arena.transfer(), dataset, "cannot create a transfer property list");
+    reader.check(H5Dread(handle.get(), memory_type.get(), H5S_ALL, H5S_ALL, transfer, data.data()),
+                 dataset, "cannot read dataset");
+    for (const char* text : data)
+      strings.emplace_back(text != nullptr ? text : "");
     return strings;
   }
   const std::size_t size = H5Tget_size(type.get());
