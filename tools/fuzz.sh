@@ -60,8 +60,13 @@ for target in "${targets[@]}"; do
     status=1
     failed=$((failed + 1))
     tail -60 "$log" >&2
+    # The input that stopped the fuzzer is the last one its log names. Other artifacts can be the
+    # result reader's forked probe children's: a libhdf5 crash the probe contains (by design) is
+    # recorded by libFuzzer's handler in the child, and is not a finding.
+    stopped=$(sed -n 's/.*Test unit written to //p' "$log" | tail -1)
     for found in "$artifacts"*; do
       [ -f "$found" ] || continue
+      [ -n "$stopped" ] && [ "$found" != "$stopped" ] && continue
       mkdir -p fuzz/findings/"$target"
       cp "$found" fuzz/findings/"$target"/
       echo "fuzz: $target: finding saved as fuzz/findings/$target/$(basename "$found")" >&2
