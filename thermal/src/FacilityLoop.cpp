@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "FlowLists.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/StateArchive.hpp"
 #include "racktwin/core/Summary.hpp"
@@ -403,7 +404,6 @@ void FacilityLoop::Impl::solveHydraulics() {
 
 void FacilityLoop::Impl::rebuildPattern() {
   const std::span<const double> V = solver->V_flow();
-  const std::size_t n_nodes = network.nodeCount();
   const std::size_t n_links = network.linkCount();
   bool same_pattern = true;
   for (Index l = 0; l < n_links; ++l) {
@@ -417,33 +417,13 @@ void FacilityLoop::Impl::rebuildPattern() {
   // The order and the in/out lists depend only on which links carry flow and which way.
   if (same_pattern) return;
   ++order_builds;
-  for (Index l = 0; l < n_links; ++l) {
-    link_up[l] = V[l] >= 0.0 ? network.portA(l) : network.portB(l);
-    link_down[l] = V[l] >= 0.0 ? network.portB(l) : network.portA(l);
-  }
   const Index tear[] = {tank};
   if (!network.flowOrder(flow_scratch, kFlowThreshold, tear, order)) {
     throw core::RuntimeError(
         "facility water loop: the flow has a cycle that does not pass the tank");
   }
-  std::fill(in_begin.begin(), in_begin.end(), 0);
-  std::fill(out_begin.begin(), out_begin.end(), 0);
-  for (Index l = 0; l < n_links; ++l) {
-    if (C_link[l] == 0.0) continue;
-    ++in_begin[link_down[l] + 1];
-    ++out_begin[link_up[l] + 1];
-  }
-  for (std::size_t k = 0; k < n_nodes; ++k) {
-    in_begin[k + 1] += in_begin[k];
-    out_begin[k + 1] += out_begin[k];
-  }
-  std::copy(in_begin.begin(), in_begin.end() - 1, in_fill.begin());
-  std::copy(out_begin.begin(), out_begin.end() - 1, out_fill.begin());
-  for (Index l = 0; l < n_links; ++l) {
-    if (C_link[l] == 0.0) continue;
-    in_links[in_fill[link_down[l]]++] = l;
-    out_links[out_fill[link_up[l]]++] = l;
-  }
+  buildFlowLists(network, V, C_link, link_up, link_down, in_begin, in_links, out_begin, out_links,
+                 in_fill, out_fill);
 }
 
 void FacilityLoop::Impl::updateAmbient(double t) {

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "FlowLists.hpp"
 #include "cooling/CoolantLoop.hpp"
 #include "racktwin/core/Error.hpp"
 
@@ -24,7 +25,6 @@ void CoolantLoop::solveHydraulics(LoopContext& ctx) {
   }
   const core::FlowNetwork& net = network;
   const std::span<const double> V = solver->V_flow();
-  const std::size_t n_nodes = net.nodeCount();
   const std::size_t n_links = net.linkCount();
   // Direction and capacity rate of every link; links with negligible flow carry no heat.
   std::vector<double>& flow = flow_scratch;
@@ -41,33 +41,12 @@ void CoolantLoop::solveHydraulics(LoopContext& ctx) {
   // a re-solve that keeps that pattern (a viscosity update) needs neither the graph algorithm
   // nor any allocation.
   if (!same_pattern) {
-    for (Index l = 0; l < n_links; ++l) {
-      link_up[l] = V[l] >= 0.0 ? net.portA(l) : net.portB(l);
-      link_down[l] = V[l] >= 0.0 ? net.portB(l) : net.portA(l);
-    }
     if (!net.flowOrder(flow, kFlowThreshold, tears, order)) {
       throw core::RuntimeError("coolant loop of " + name
                                + ": the flow has a cycle that does not pass a CDU pump");
     }
-    // CSR lists of flowing links into and out of each node.
-    std::fill(in_begin.begin(), in_begin.end(), 0);
-    std::fill(out_begin.begin(), out_begin.end(), 0);
-    for (Index l = 0; l < n_links; ++l) {
-      if (C_link[l] == 0.0) continue;
-      ++in_begin[link_down[l] + 1];
-      ++out_begin[link_up[l] + 1];
-    }
-    for (std::size_t n = 0; n < n_nodes; ++n) {
-      in_begin[n + 1] += in_begin[n];
-      out_begin[n + 1] += out_begin[n];
-    }
-    std::copy(in_begin.begin(), in_begin.end() - 1, in_fill.begin());
-    std::copy(out_begin.begin(), out_begin.end() - 1, out_fill.begin());
-    for (Index l = 0; l < n_links; ++l) {
-      if (C_link[l] == 0.0) continue;
-      in_links[in_fill[link_down[l]]++] = l;
-      out_links[out_fill[link_up[l]]++] = l;
-    }
+    buildFlowLists(net, V, C_link, link_up, link_down, in_begin, in_links, out_begin, out_links,
+                   in_fill, out_fill);
   }
   for (const std::uint32_t u : units) {
     CduUnit& unit = ctx.units[u];
