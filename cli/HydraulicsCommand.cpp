@@ -152,15 +152,11 @@ int hydraulicsCommand(const HydraulicsArguments& arguments) {
   options.time = arguments.time_s;
   scenarios::EpanetSolution solution;
   if (arguments.extended_period) {
-    try {
+    const int status = exitCodeOf([&] {
       solution = scenarios::simulateEpanet(model, options);
-    } catch (const core::InputError& error) {
-      std::fprintf(stderr, "racktwin: %s\n", error.what());
-      return kBadInput;
-    } catch (const core::Error& error) {
-      std::fprintf(stderr, "racktwin: %s\n", error.what());
-      return kRunFailed;
-    }
+      return kSuccess;
+    });
+    if (status != kSuccess) return status;
   } else {
     solution = scenarios::solveEpanetOnce(model, options);
   }

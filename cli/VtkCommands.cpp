@@ -47,7 +47,7 @@ void warnGeometry(const viz::ResultFrames& frames) {
 }
 
 int exportVtk(const ExportArguments& a) {
-  try {
+  return exitCodeOf([&] {
     if (a.every == 0) throw core::InputError({}, "--every", "must be at least 1");
     const viz::ResultFrames frames(a.result);
     warnGeometry(frames);
@@ -58,13 +58,7 @@ int exportVtk(const ExportArguments& a) {
     std::printf("%s: %zu time steps, %zu files\n", summary.pvd_path.c_str(), summary.steps,
                 summary.files);
     return kSuccess;
-  } catch (const core::InputError& error) {
-    std::fprintf(stderr, "racktwin: %s\n", error.what());
-    return kBadInput;
-  } catch (const core::Error& error) {
-    std::fprintf(stderr, "racktwin: %s\n", error.what());
-    return kRunFailed;
-  }
+  });
 }
 
 /// "1280x800" -> {1280, 800}.
@@ -81,7 +75,7 @@ std::pair<int, int> parseSize(const std::string& text) {
 }
 
 int render(const RenderArguments& a) {
-  try {
+  return exitCodeOf([&] {
     const viz::Quantity quantity = viz::parseQuantity(a.quantity);
     const auto [width, height] = parseSize(a.size);
     if (a.min && a.max && !(*a.max > *a.min)) {
@@ -116,13 +110,7 @@ int render(const RenderArguments& a) {
                 std::string(viz::quantityInfo(quantity).label).c_str(),
                 frames.times()[frames.indexAt(t)], width, height);
     return kSuccess;
-  } catch (const core::InputError& error) {
-    std::fprintf(stderr, "racktwin: %s\n", error.what());
-    return kBadInput;
-  } catch (const core::Error& error) {
-    std::fprintf(stderr, "racktwin: %s\n", error.what());
-    return kRunFailed;
-  }
+  });
 }
 
 }  // namespace
