@@ -26,6 +26,7 @@
 #include "cooling/RoomAir.hpp"
 #include "racktwin/core/SiteSpec.hpp"
 #include "racktwin/core/SiteState.hpp"
+#include "racktwin/core/ThreadPool.hpp"
 #include "racktwin/thermal/ChilledWaterPlant.hpp"
 #include "racktwin/thermal/CoolingModel.hpp"
 #include "racktwin/thermal/FacilityLoop.hpp"
@@ -59,6 +60,14 @@ struct CoolingModel::Impl {
   void controlServerFans(core::SiteState& state, double dt);
   cooling::EnergyLedger ledger;
   cooling::EnergyAudit audit;
+  // Partitions: within a thermal cycle the coolant loops are independent. A loop owns its cells
+  // [cell_begin, cell_end), its dies [die_begin, die_end), its links' couplings and its CDUs
+  // (checked when the model is built, checkPartitions), so the loops sweep and audit side by
+  // side on the run's threads; each records its audit here, merged into `audit` in loop order.
+  core::ThreadPool* pool = nullptr;
+  std::vector<cooling::EnergyAudit> loop_audits;
+  /// Throws core::RuntimeError when two loops would write the same cell, die, coupling or CDU.
+  void checkPartitions() const;
 
   // ---- Facility water: a modelled loop (its plant, pumps, valves and mains), or a boundary
   // condition (a fixed supply temperature and dp across each CDU, CduUnit::facility_branch). ----
@@ -115,12 +124,14 @@ struct CoolingModel::Impl {
   const core::SiteSpec* site_spec = nullptr;  // outlives the model (the Twin holds it)
 
   /// The parts a loop works on.
-  cooling::LoopContext context() {
+  cooling::LoopContext context() { return context(audit); }
+  /// The same, with the audit record of one loop.
+  cooling::LoopContext context(cooling::EnergyAudit& record) {
     return cooling::LoopContext{cells,
                                 chips,
                                 units,
                                 couplings,
-                                audit,
+                                record,
                                 rack_dp_available,
                                 rack_V_flow,
                                 hydraulic_solves,

@@ -110,6 +110,14 @@ class WorkloadExecutor final : public Model {
   WorkloadExecutor(const SiteSpec& site, const SiteLayout& layout);
 
   std::string_view name() const override { return "workload"; }
+  /// Writes the chips' and trays' demands; reads the GPUs' thermal state and the racks' power.
+  CouplingFields couplingFields() const override {
+    using F = CouplingField;
+    return CouplingFields::of(
+        {F::GpuPowerDemand, F::CpuPowerDemand, F::SwitchPowerDemand, F::RackAirDemand},
+        {F::GpuJunction, F::GpuThrottled, F::GpuSpeed, F::GpuShutdown, F::RackPowered,
+         F::RackGpuPowerLimit});
+  }
   /// Resets the jobs and writes the demands for the instant state.time (and the constant
   /// rack air loads).
   void initialize(SiteState& state) override;
