@@ -44,9 +44,10 @@ LimitInput scalar(std::string channel, bool peak = false) {
   return input(std::move(channel), {}, Reduce::Max, peak);
 }
 
-/// The row a rack stands in: the first segment of its id ("row1/rack03" -> "row1"), or the id.
+/// The row a rack stands in, as the floor plan names it: its id's prefix ("row1/rack03" ->
+/// "row1", "hall1/row02/rack03" -> "hall1/row02"), or the id.
 std::string rowOf(const std::string& rack) {
-  const std::size_t slash = rack.find('/');
+  const std::size_t slash = rack.rfind('/');
   return slash == std::string::npos ? rack : rack.substr(0, slash);
 }
 

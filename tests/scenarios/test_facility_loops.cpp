@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ScenarioTestUtil.hpp"
+#include "racktwin/core/DesignLimits.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Recorder.hpp"
 #include "racktwin/core/SiteSpec.hpp"
@@ -293,6 +294,39 @@ TEST_CASE("a site of facility loops closes its energy books", "[scenarios][facil
   for (const auto& loop : twin.cooling().facilityLoops())
     outdoors += loop->energyRejected() + loop->chillerEnergy() + loop->chillerElectricEnergy();
   CHECK(*summaryValue(summary, "heat_rejected_outdoors_J") == Approx(outdoors).epsilon(1e-15));
+}
+
+TEST_CASE("each facility loop has its own design limits, grouped by loop",
+          "[scenarios][facility][halls]") {
+  const SiteSpec site =
+      racktwin::scenarios::loadScenario(sourcePath("tests/capacity/data/halls-2-explicit.yaml"));
+  const std::vector<racktwin::core::DesignLimit> limits = racktwin::core::designLimits(site);
+  std::map<std::string, const racktwin::core::DesignLimit*> by_id;
+  for (const auto& l : limits)
+    by_id[l.component + ":" + l.name] = &l;
+  for (const std::string hall : {"hall1", "hall2"}) {
+    INFO(hall);
+    const auto* supply = by_id["facility/" + hall + ":facility_supply_class"];
+    REQUIRE(supply != nullptr);
+    CHECK(supply->group == hall);
+    CHECK(supply->group_kind == "facility loop");
+    REQUIRE(supply->inputs.size() == 1);
+    CHECK(supply->inputs[0].channel == "facility/T_supply");
+    CHECK(supply->inputs[0].entities == std::vector<std::string>{hall});
+    // dry-cooler-1500kw: 1.5 MW per unit, one unit (data/heat-rejection/dry-cooler-1500kw.yaml).
+    const auto* rejected = by_id["facility/" + hall + "/heat_rejection:rated_heat"];
+    REQUIRE(rejected != nullptr);
+    CHECK(rejected->rating == Approx(1.5e6).epsilon(1e-12));
+    CHECK(rejected->inputs[0].entities == std::vector<std::string>{hall});
+  }
+  // A rack's limits are grouped by its row, the floor plan's (its id's prefix), not its hall.
+  bool rack_limit = false;
+  for (const auto& l : limits) {
+    if (l.component != "hall2/row02/rack01") continue;
+    rack_limit = true;
+    CHECK(l.group == "hall2/row02");
+  }
+  CHECK(rack_limit);
 }
 
 TEST_CASE("bad facility loop lists and plant events are located errors",

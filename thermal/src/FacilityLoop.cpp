@@ -929,13 +929,15 @@ void FacilityLoop::summarise(std::span<const std::unique_ptr<FacilityLoop>> loop
     t_above_setpoint += m.t_above_setpoint;
   }
   // Several plants: the hours of each, added (loop hours).
-  const std::string of = loops.size() == 1 ? "" : ", summed over the facility loops";
+  const std::string of =
+      loops.size() == 1
+          ? ""
+          : " (loop hours, summed over " + std::to_string(loops.size()) + " facility loops)";
   constexpr double hours = 1.0 / 3600.0;
-  summary.add({"chiller_time_s", t_chiller, "Chiller hours (trim chiller needed" + of + ")", "h",
-               hours, 0.0});
+  summary.add(
+      {"chiller_time_s", t_chiller, "Chiller hours (trim chiller needed)" + of, "h", hours, 0.0});
   summary.add({"free_cooling_time_s", t_free_cooling,
-               "Free-cooling hours (heat rejection alone holds the supply" + of + ")", "h", hours,
-               0.0});
+               "Free-cooling hours (heat rejection alone holds the supply)" + of, "h", hours, 0.0});
   summary.add({"supply_above_setpoint_time_s", t_above_setpoint,
                "Hours with the plant supply above set-point + 0.5 K" + of, "h", hours, 0.0});
 }
