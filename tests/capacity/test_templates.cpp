@@ -26,6 +26,7 @@ using racktwin::scenarios::loadScenario;
 using racktwin::scenarios::loadScenarioFromString;
 using racktwin::scenarios::ScenarioPatch;
 using racktwin::test::lineOf;
+using racktwin::test::replaced;
 using racktwin::test::sourcePath;
 
 void requireSameCdu(const CduSpec& a, const CduSpec& b) {
@@ -101,6 +102,89 @@ TEST_CASE("the 64-rack cluster as a template is the explicit file's site",
   CHECK(generated.facility.T_supply == explicit_site.facility.T_supply);
   // Everything else the models build from: the same site simulates to the same bits.
   CHECK(runBriefly(generated) == runBriefly(explicit_site));
+}
+
+TEST_CASE("two halls as a template are the site written out, loops and layout included",
+          "[capacity][templates][halls]") {
+  const SiteSpec explicit_site =
+      loadScenario(sourcePath("tests/capacity/data/halls-2-explicit.yaml"));
+  const SiteSpec generated = loadScenario(sourcePath("tests/capacity/data/halls-2-template.yaml"));
+  REQUIRE(generated.cdus.size() == explicit_site.cdus.size());
+  REQUIRE(generated.racks.size() == explicit_site.racks.size());
+  for (std::size_t i = 0; i < generated.cdus.size(); ++i)
+    requireSameCdu(generated.cdus[i], explicit_site.cdus[i]);
+  for (std::size_t i = 0; i < generated.racks.size(); ++i)
+    requireSameRack(generated.racks[i], explicit_site.racks[i]);
+  // One facility loop per hall, serving the hall's CDUs in order.
+  REQUIRE(generated.facility.loops.size() == 2);
+  for (std::size_t l = 0; l < 2; ++l) {
+    const auto& a = generated.facility.loops[l];
+    const auto& b = explicit_site.facility.loops[l];
+    CHECK(a.id == b.id);
+    CHECK(a.cdus == b.cdus);
+    CHECK(a.pump.V_flow_max == b.pump.V_flow_max);
+    CHECK(a.header_segment.length == b.header_segment.length);
+    CHECK(a.heat_rejection.units == b.heat_rejection.units);
+  }
+  CHECK(generated.facility.loops[1].cdus == std::vector<std::uint32_t>{2, 3});
+  // layout.halls filled per hall: each hall's rows.
+  REQUIRE(generated.floor.halls.size() == 2);
+  for (std::size_t h = 0; h < 2; ++h) {
+    CHECK(generated.floor.halls[h].id == explicit_site.floor.halls[h].id);
+    CHECK(generated.floor.halls[h].rows == explicit_site.floor.halls[h].rows);
+  }
+  CHECK(generated.floor.rows[generated.floor.halls[1].rows[0]].id == "hall2/row01");
+  // Everything else the models build from: the same site simulates to the same bits.
+  CHECK(runBriefly(generated) == runBriefly(explicit_site));
+}
+
+TEST_CASE("template halls: ids need {hall}, loops need a CDU pattern",
+          "[capacity][templates][halls]") {
+  const std::string base = std::string(kBase) + "  halls: 2\n";
+  SECTION("ids the halls would repeat") {
+    try {
+      (void)loadScenarioFromString(base, "t.yaml", sourcePath("data"));
+      FAIL("no error");
+    } catch (const InputError& e) {
+      CHECK(e.where().line == lineOf(base, "    id: \"r{row}/cdu{cdu}\""));
+      CHECK(e.key() == "template.cdu");
+      CHECK_THAT(e.message(), Catch::Contains("'r1/cdu1' twice") && Catch::Contains("{hall}"));
+    }
+  }
+  SECTION("a facility loop without a template cdu") {
+    const std::string text = R"(racktwin_scenario: 1
+name: "template"
+simulation: {duration: 60 s}
+coolant: PG25
+facility_water: {supply_temperature: 32 degC}
+template:
+  halls: 2
+  rows: 1
+  racks_per_row: 2
+  rack: {id: "h{hall}/r{row}/rack{rack:02}", type: gb300-nvl72}
+  facility_loop: {id: "hall{hall}"}
+)";
+    try {
+      (void)loadScenarioFromString(text, "t.yaml", sourcePath("data"));
+      FAIL("no error");
+    } catch (const InputError& e) {
+      CHECK(e.where().line == lineOf(text, "  facility_loop:"));
+      CHECK(e.key() == "template.facility_loop");
+      CHECK_THAT(e.message(), Catch::Contains("only with a template cdu"));
+    }
+  }
+  SECTION("racks without a row prefix cannot be placed in halls") {
+    const std::string text =
+        replaced(replaced(base, "\"r{row}/rack{rack:02}\"", "\"h{hall}r{row}rack{rack:02}\""),
+                 "\"r{row}/cdu{cdu}\"", "\"h{hall}/r{row}/cdu{cdu}\"");
+    try {
+      (void)loadScenarioFromString(text, "t.yaml", sourcePath("data"));
+      FAIL("no error");
+    } catch (const InputError& e) {
+      CHECK(e.key() == "template.rack");
+      CHECK_THAT(e.message(), Catch::Contains("row prefix"));
+    }
+  }
 }
 
 TEST_CASE("a template makes CDUs per N racks of a row, in row order", "[capacity][templates]") {
