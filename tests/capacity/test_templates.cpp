@@ -27,6 +27,7 @@ using racktwin::scenarios::loadScenarioFromString;
 using racktwin::scenarios::ScenarioPatch;
 using racktwin::test::lineOf;
 using racktwin::test::replaced;
+using racktwin::test::requireInputError;
 using racktwin::test::sourcePath;
 
 void requireSameCdu(const CduSpec& a, const CduSpec& b) {
@@ -55,6 +56,16 @@ void requireSameRack(const RackSpec& a, const RackSpec& b) {
   CHECK(a.type.gpu.P_max == b.type.gpu.P_max);
   CHECK(a.type.quick_disconnect.dp_nominal == b.type.quick_disconnect.dp_nominal);
   CHECK(a.type.ratings.T_inlet_max == b.type.ratings.T_inlet_max);
+}
+
+/// The same CDUs and racks, in the same order.
+void requireSameCdusAndRacks(const SiteSpec& a, const SiteSpec& b) {
+  REQUIRE(a.cdus.size() == b.cdus.size());
+  REQUIRE(a.racks.size() == b.racks.size());
+  for (std::size_t i = 0; i < a.cdus.size(); ++i)
+    requireSameCdu(a.cdus[i], b.cdus[i]);
+  for (std::size_t i = 0; i < a.racks.size(); ++i)
+    requireSameRack(a.racks[i], b.racks[i]);
 }
 
 /// A short run of a site: the summary as JSON (every figure at 17 significant digits).
@@ -92,12 +103,7 @@ TEST_CASE("the 64-rack cluster as a template is the explicit file's site",
   const SiteSpec explicit_site = loadScenario(sourcePath("scenarios/cluster-64-racks.yaml"));
   const SiteSpec generated =
       loadScenario(sourcePath("tests/capacity/data/cluster-64-template.yaml"));
-  REQUIRE(generated.cdus.size() == explicit_site.cdus.size());
-  REQUIRE(generated.racks.size() == explicit_site.racks.size());
-  for (std::size_t i = 0; i < generated.cdus.size(); ++i)
-    requireSameCdu(generated.cdus[i], explicit_site.cdus[i]);
-  for (std::size_t i = 0; i < generated.racks.size(); ++i)
-    requireSameRack(generated.racks[i], explicit_site.racks[i]);
+  requireSameCdusAndRacks(generated, explicit_site);
   CHECK(generated.jobs.size() == explicit_site.jobs.size());
   CHECK(generated.facility.T_supply == explicit_site.facility.T_supply);
   // Everything else the models build from: the same site simulates to the same bits.
@@ -109,12 +115,7 @@ TEST_CASE("two halls as a template are the site written out, loops and layout in
   const SiteSpec explicit_site =
       loadScenario(sourcePath("tests/capacity/data/halls-2-explicit.yaml"));
   const SiteSpec generated = loadScenario(sourcePath("tests/capacity/data/halls-2-template.yaml"));
-  REQUIRE(generated.cdus.size() == explicit_site.cdus.size());
-  REQUIRE(generated.racks.size() == explicit_site.racks.size());
-  for (std::size_t i = 0; i < generated.cdus.size(); ++i)
-    requireSameCdu(generated.cdus[i], explicit_site.cdus[i]);
-  for (std::size_t i = 0; i < generated.racks.size(); ++i)
-    requireSameRack(generated.racks[i], explicit_site.racks[i]);
+  requireSameCdusAndRacks(generated, explicit_site);
   // One facility loop per hall, serving the hall's CDUs in order.
   REQUIRE(generated.facility.loops.size() == 2);
   for (std::size_t l = 0; l < 2; ++l) {
@@ -141,49 +142,32 @@ TEST_CASE("two halls as a template are the site written out, loops and layout in
 TEST_CASE("template halls: ids need {hall}, loops need a CDU pattern",
           "[capacity][templates][halls]") {
   const std::string base = std::string(kBase) + "  halls: 2\n";
+  const auto load = [](const std::string& text) {
+    return [text] { (void)loadScenarioFromString(text, "t.yaml", sourcePath("data")); };
+  };
   SECTION("ids the halls would repeat") {
-    try {
-      (void)loadScenarioFromString(base, "t.yaml", sourcePath("data"));
-      FAIL("no error");
-    } catch (const InputError& e) {
-      CHECK(e.where().line == lineOf(base, "    id: \"r{row}/cdu{cdu}\""));
-      CHECK(e.key() == "template.cdu");
-      CHECK_THAT(e.message(), Catch::Contains("'r1/cdu1' twice") && Catch::Contains("{hall}"));
-    }
+    requireInputError(load(base), {"t.yaml",
+                                   lineOf(base, "    id: \"r{row}/cdu{cdu}\""),
+                                   "template.cdu",
+                                   {"'r1/cdu1' twice", "{hall}"}});
   }
   SECTION("a facility loop without a template cdu") {
-    const std::string text = R"(racktwin_scenario: 1
-name: "template"
-simulation: {duration: 60 s}
-coolant: PG25
-facility_water: {supply_temperature: 32 degC}
-template:
-  halls: 2
-  rows: 1
-  racks_per_row: 2
-  rack: {id: "h{hall}/r{row}/rack{rack:02}", type: gb300-nvl72}
-  facility_loop: {id: "hall{hall}"}
-)";
-    try {
-      (void)loadScenarioFromString(text, "t.yaml", sourcePath("data"));
-      FAIL("no error");
-    } catch (const InputError& e) {
-      CHECK(e.where().line == lineOf(text, "  facility_loop:"));
-      CHECK(e.key() == "template.facility_loop");
-      CHECK_THAT(e.message(), Catch::Contains("only with a template cdu"));
-    }
+    // kBase's racks without its CDUs, a loop per hall.
+    std::string text = base.substr(0, base.find("  racks_per_cdu:"));
+    text +=
+        "  rack: {id: \"h{hall}/r{row}/rack{rack:02}\", type: gb300-nvl72}\n"
+        "  facility_loop: {id: \"hall{hall}\"}\n  halls: 2\n";
+    requireInputError(load(text), {"t.yaml",
+                                   lineOf(text, "  facility_loop:"),
+                                   "template.facility_loop",
+                                   {"only with a template cdu"}});
   }
   SECTION("racks without a row prefix cannot be placed in halls") {
     const std::string text =
         replaced(replaced(base, "\"r{row}/rack{rack:02}\"", "\"h{hall}r{row}rack{rack:02}\""),
                  "\"r{row}/cdu{cdu}\"", "\"h{hall}/r{row}/cdu{cdu}\"");
-    try {
-      (void)loadScenarioFromString(text, "t.yaml", sourcePath("data"));
-      FAIL("no error");
-    } catch (const InputError& e) {
-      CHECK(e.key() == "template.rack");
-      CHECK_THAT(e.message(), Catch::Contains("row prefix"));
-    }
+    requireInputError(load(text),
+                      {"t.yaml", lineOf(text, "  rack:"), "template.rack", {"row prefix"}});
   }
 }
 
