@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -42,6 +43,42 @@ std::map<std::string, std::size_t> channelOffsets(const std::vector<ChannelInfo>
   return out;
 }
 
+/// A channel's entity ids sorted, with their columns: exact ids and id prefixes found by binary
+/// search (a site has thousands of limits over channels of up to hundreds of thousands of
+/// columns: a scan per limit would be quadratic in the site).
+class EntityIndex {
+ public:
+  explicit EntityIndex(const std::vector<std::string>& ids) : ids_(&ids), order_(ids.size()) {
+    std::iota(order_.begin(), order_.end(), std::size_t{0});
+    std::sort(order_.begin(), order_.end(),
+              [&](std::size_t a, std::size_t b) { return ids[a] < ids[b]; });
+  }
+  /// The column of an id (the first in column order when ids repeat), or npos.
+  std::size_t find(const std::string& id) const {
+    const auto at = std::lower_bound(order_.begin(), order_.end(), id,
+                                     [&](std::size_t k, const std::string& v) { return (*ids_)[k] < v; });
+    std::size_t best = std::string::npos;
+    for (auto it = at; it != order_.end() && (*ids_)[*it] == id; ++it)
+      best = std::min(best, *it);
+    return best;
+  }
+  /// The columns whose ids start with `prefix`, in column order.
+  void withPrefix(const std::string& prefix, std::vector<std::size_t>& out) const {
+    const auto at = std::lower_bound(
+        order_.begin(), order_.end(), prefix,
+        [&](std::size_t k, const std::string& v) { return (*ids_)[k] < v; });
+    const std::size_t first = out.size();
+    for (auto it = at; it != order_.end() && (*ids_)[*it].compare(0, prefix.size(), prefix) == 0;
+         ++it)
+      out.push_back(*it);
+    std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+  }
+
+ private:
+  const std::vector<std::string>* ids_;
+  std::vector<std::size_t> order_;
+};
+
 }  // namespace
 
 std::string formatLimitValue(double value, const std::string& unit) {
@@ -65,6 +102,7 @@ LimitMonitor::LimitMonitor(std::vector<DesignLimit> limits)
 void LimitMonitor::open(const RunMetadata& /*metadata*/, const std::vector<ChannelInfo>& channels) {
   const std::map<std::string, std::size_t> offsets = channelOffsets(channels);
   std::map<std::string, const ChannelInfo*> by_name;
+  std::map<const ChannelInfo*, std::unique_ptr<EntityIndex>> indexes;  // built when first needed
   for (const ChannelInfo& c : channels)
     by_name.emplace(c.group + "/" + c.name, &c);
   for (std::size_t i = 0; i < limits_.size(); ++i) {
@@ -86,19 +124,24 @@ void LimitMonitor::open(const RunMetadata& /*metadata*/, const std::vector<Chann
       const std::size_t base = offsets.at(name);
       if (channel.entity_ids.empty()) {
         if (in.entities.empty() && in.prefix.empty()) r.offsets.push_back(base);
-      } else if (!in.prefix.empty()) {
-        for (std::size_t k = 0; k < channel.entity_ids.size(); ++k) {
-          if (channel.entity_ids[k].compare(0, in.prefix.size(), in.prefix) == 0)
-            r.offsets.push_back(base + k);
-        }
       } else {
-        for (const std::string& entity : in.entities) {
-          const auto at = std::find(channel.entity_ids.begin(), channel.entity_ids.end(), entity);
-          if (at == channel.entity_ids.end()) {
-            r.offsets.clear();
-            break;
+        auto [slot, fresh] = indexes.try_emplace(&channel);
+        if (fresh) slot->second = std::make_unique<EntityIndex>(channel.entity_ids);
+        const EntityIndex& index = *slot->second;
+        if (!in.prefix.empty()) {
+          std::vector<std::size_t> columns;
+          index.withPrefix(in.prefix, columns);
+          for (const std::size_t k : columns)
+            r.offsets.push_back(base + k);
+        } else {
+          for (const std::string& entity : in.entities) {
+            const std::size_t k = index.find(entity);
+            if (k == std::string::npos) {
+              r.offsets.clear();
+              break;
+            }
+            r.offsets.push_back(base + k);
           }
-          r.offsets.push_back(base + static_cast<std::size_t>(at - channel.entity_ids.begin()));
         }
       }
       if (r.offsets.empty()) checked = false;

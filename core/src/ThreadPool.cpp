@@ -1,20 +1,38 @@
 #include "racktwin/core/ThreadPool.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 namespace racktwin::core {
 
 thread_local bool ThreadPool::in_task_ = false;
 
 namespace {
-// Passes come every millisecond or so in a run; a worker that has just finished one looks for
-// the next for this many rounds before it sleeps (a futex wake costs tens of microseconds).
-constexpr int kSpinRounds = 4000;
-
 inline void relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
 #endif
+}
+
+// A run starts a pass every fraction of a millisecond (the electrical model's in every sub-step,
+// the cooling model's in every cycle), each of tens to hundreds of microseconds of work. A
+// sleeping worker takes tens of microseconds or more to wake, by which time the caller has done
+// a short pass alone; so a worker that has finished a pass looks for the next one for up to
+// kSpinTime before it sleeps, and the caller waits for the workers the same way.
+constexpr std::chrono::microseconds kSpinTime{2000};
+constexpr int kRoundsPerClockRead = 256;
+
+/// Calls ready() until it returns true or kSpinTime has passed; returns its last answer.
+template <class Ready>
+bool spinUntil(Ready&& ready) {
+  const auto until = std::chrono::steady_clock::now() + kSpinTime;
+  for (;;) {
+    for (int k = 0; k < kRoundsPerClockRead; ++k) {
+      if (ready()) return true;
+      relax();
+    }
+    if (std::chrono::steady_clock::now() >= until) return ready();
+  }
 }
 }  // namespace
 
@@ -60,11 +78,11 @@ void ThreadPool::work() {
   // published must still take part in it (the caller waits for every worker).
   std::uint64_t seen = 0;
   for (;;) {
-    std::uint64_t now = generation_.load(std::memory_order_acquire);
-    for (int k = 0; now == seen && k < kSpinRounds; ++k) {
-      relax();
+    std::uint64_t now = seen;
+    spinUntil([&] {
       now = generation_.load(std::memory_order_acquire);
-    }
+      return now != seen;
+    });
     while (now == seen) {
       generation_.wait(seen, std::memory_order_acquire);
       now = generation_.load(std::memory_order_acquire);
@@ -87,11 +105,11 @@ void ThreadPool::run(std::size_t tasks, Call call, void* context) {
   generation_.notify_all();
   runTasks();
   // Wait for the workers: briefly spinning, as the tasks are short, then sleeping.
-  unsigned left = busy_.load(std::memory_order_acquire);
-  for (int k = 0; left != 0 && k < kSpinRounds; ++k) {
-    relax();
+  unsigned left = 0;
+  spinUntil([&] {
     left = busy_.load(std::memory_order_acquire);
-  }
+    return left == 0;
+  });
   while (left != 0) {
     busy_.wait(left, std::memory_order_acquire);
     left = busy_.load(std::memory_order_acquire);

@@ -66,6 +66,20 @@ struct CoolingModel::Impl {
   // side on the run's threads; each records its audit here, merged into `audit` in loop order.
   core::ThreadPool* pool = nullptr;
   std::vector<cooling::EnergyAudit> loop_audits;
+  std::vector<int> loop_solves, loop_iterations_max;  // a pass's hydraulic solves, per loop
+  std::vector<std::size_t> loop_tray_begin;           // each loop's first tray in the views
+  /// body(l) for every loop, side by side on the pool when there is one.
+  template <class Body>
+  void forEachLoop(Body&& body) {
+    if (pool != nullptr) {
+      pool->forEach(loops.size(), body);
+    } else {
+      for (std::size_t l = 0; l < loops.size(); ++l)
+        body(l);
+    }
+  }
+  /// Adds the loops' audit records and solve counts of a pass to the model's, in loop order.
+  void mergeLoopRecords();
   /// Throws core::RuntimeError when two loops would write the same cell, die, coupling or CDU.
   void checkPartitions() const;
 
@@ -131,8 +145,14 @@ struct CoolingModel::Impl {
 
   /// The parts a loop works on.
   cooling::LoopContext context() { return context(audit); }
-  /// The same, with the audit record of one loop.
+  /// The same, with the audit record and solve counts of one loop (a pass of loops side by side).
+  cooling::LoopContext context(std::size_t l) {
+    return context(loop_audits[l], loop_solves[l], loop_iterations_max[l]);
+  }
   cooling::LoopContext context(cooling::EnergyAudit& record) {
+    return context(record, hydraulic_solves, hydraulic_iterations_max);
+  }
+  cooling::LoopContext context(cooling::EnergyAudit& record, int& solves, int& iterations_max) {
     return cooling::LoopContext{cells,
                                 chips,
                                 units,
@@ -140,8 +160,8 @@ struct CoolingModel::Impl {
                                 record,
                                 rack_dp_available,
                                 rack_V_flow,
-                                hydraulic_solves,
-                                hydraulic_iterations_max,
+                                solves,
+                                iterations_max,
                                 general_sweep_only,
                                 plate_heat_error};
   }

@@ -127,6 +127,8 @@ class WorkloadExecutor final : public Model {
   /// PauseJob and ResumeJob of training jobs (the workload mix during a run).
   bool applyEvent(const EventSpec& event, SiteState& state) override;
   void visitState(StateArchive& archive, const SiteState& state) override;
+  /// The racks' demands are written on these threads, in blocks of racks.
+  void useThreads(ThreadPool& pool) override;
 
   /// Every job of every kind, in the order they are stepped.
   std::size_t workloadJobCount() const noexcept { return jobs_.size(); }
@@ -207,6 +209,9 @@ class WorkloadExecutor final : public Model {
                         SiteState& state) noexcept;
   /// Turns the per-rack loads of the sub-step into average demands, writing only what changed.
   void writeDemands(SiteState& state) noexcept;
+  void writeRack(std::size_t r, SiteState& state) noexcept;
+  static constexpr std::size_t kRackBlock = 32;  // racks per task (fixed: results per rack)
+  ThreadPool* pool_ = nullptr;
 
   const SiteLayout& layout_;
   JobPlacement placement_;
