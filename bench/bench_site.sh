@@ -19,7 +19,7 @@ for site in ${BENCH_SITES:-100k 300k}; do
   for threads in 1 2; do
     echo "== $site, $threads thread(s), $seconds s simulated"
     /usr/bin/time -f "bench_twin: %e s wall, %U s user, peak %M KiB" \
-      build/release/bench/bench_twin "$work/site-$site.yaml" "$repeat" "$threads" 2>&1 | tail -3
+      build/release/bench/bench_twin "$work/site-$site.yaml" "$repeat" "$threads" 2>&1 | tail -4
     rm -f "$work/site-$site.h5"
     /usr/bin/time -f "racktwin run (default output): %e s wall, %U s user, peak %M KiB" \
       build/release/cli/racktwin run "$work/site-$site.yaml" -q --threads "$threads" \
