@@ -65,11 +65,22 @@ std::string expand(const std::string& pattern, const PatternValues& v, const Map
   return out;
 }
 
+/// A new node made in the document's node memory, held by `owner` (a sequence inside the
+/// document). yaml-cpp merges two nodes' memories when one is given the other: a node made apart
+/// and then given a node of the document copies the document's whole node set into its own, once
+/// per generated entry, which is quadratic in time and memory (minutes and gigabytes for a
+/// 4,000-rack template). Made in the document's memory, the merges find one memory and do nothing.
+YAML::Node newNode(YAML::Node& owner, YAML::NodeType::value type) {
+  YAML::Node node(type);
+  owner.push_back(node);
+  return node;
+}
+
 /// A generated list entry: `id` (and `cdu`) composed, every other key of the template's map
 /// shared with it (so its values keep their place in the file).
-YAML::Node generated(const YAML::Node& shape, const std::string& id,
+YAML::Node generated(YAML::Node& owner, const YAML::Node& shape, const std::string& id,
                      const std::vector<std::pair<std::string, std::string>>& composed) {
-  YAML::Node item(YAML::NodeType::Map);
+  YAML::Node item = newNode(owner, YAML::NodeType::Map);
   item["id"] = id;
   for (const auto& [key, value] : composed)
     item[key] = value;
@@ -89,7 +100,8 @@ std::string idOf(const YAML::Node& item) {
 
 /// Generated entries, then the explicit ones: an explicit entry with a generated id takes that
 /// entry's place, the others follow in their order.
-YAML::Node merged(const std::vector<YAML::Node>& made, const YAML::Node& explicit_list) {
+YAML::Node merged(YAML::Node& owner, const std::vector<YAML::Node>& made,
+                  const YAML::Node& explicit_list) {
   std::vector<YAML::Node> out = made;
   std::map<std::string, std::size_t> at;
   for (std::size_t i = 0; i < out.size(); ++i)
@@ -104,7 +116,7 @@ YAML::Node merged(const std::vector<YAML::Node>& made, const YAML::Node& explici
       }
     }
   }
-  YAML::Node list(YAML::NodeType::Sequence);
+  YAML::Node list = newNode(owner, YAML::NodeType::Sequence);
   for (const YAML::Node& item : out)
     list.push_back(item);
   return list;
@@ -174,6 +186,8 @@ void expandTemplate(YamlDocument& doc) {
   }
   const int cdus_per_row = (per_row + per_cdu - 1) / per_cdu;
 
+  // Holds the generated nodes in the document's memory (see newNode); removed with the block.
+  YAML::Node owner = doc.root["template"]["racktwin-generated-entries"];
   std::vector<YAML::Node> cdus, racks, feeds;
   std::set<std::string> ids;
   const auto unique = [&](const std::string& id, std::string_view key) {
@@ -191,7 +205,7 @@ void expandTemplate(YamlDocument& doc) {
       const std::string id = expand(cdu_pattern, v, t, "cdu", {"row", "cdu", "cdu_n"});
       unique(id, "cdu");
       row_cdus.push_back(id);
-      cdus.push_back(generated(node["cdu"], id, {}));
+      cdus.push_back(generated(owner, node["cdu"], id, {}));
     }
     for (int k = 1; k <= per_row; ++k) {
       PatternValues v;
@@ -206,15 +220,15 @@ void expandTemplate(YamlDocument& doc) {
       std::vector<std::pair<std::string, std::string>> composed;
       if (!row_cdus.empty())
         composed.emplace_back("cdu", row_cdus[static_cast<std::size_t>(v.cdu - 1)]);
-      racks.push_back(generated(rack_shape, id, composed));
+      racks.push_back(generated(owner, rack_shape, id, composed));
       if (t.has("feeds")) {
         const MapReader f = t.map("feeds", {"a", "b", "alternate"});
         const std::string a = expand(f.string("a", "an element id pattern"), v, f, "a",
                                      {"row", "rack", "n", "cdu", "cdu_n"});
         const std::optional<std::string> b_pattern = f.optionalString("b", "an element id pattern");
         const bool swap = f.booleanOr("alternate", false) && k % 2 == 0;
-        YAML::Node entry(YAML::NodeType::Map);
-        YAML::Node one(YAML::NodeType::Sequence);
+        YAML::Node entry = newNode(owner, YAML::NodeType::Map);
+        YAML::Node one = newNode(owner, YAML::NodeType::Sequence);
         one.push_back(id);
         entry["racks"] = one;
         if (b_pattern) {
@@ -230,8 +244,8 @@ void expandTemplate(YamlDocument& doc) {
     }
   }
   // Explicit entries override or add (they keep their own place in the file).
-  if (!cdus.empty()) doc.root["cdus"] = merged(cdus, doc.root["cdus"]);
-  doc.root["racks"] = merged(racks, doc.root["racks"]);
+  if (!cdus.empty()) doc.root["cdus"] = merged(owner, cdus, doc.root["cdus"]);
+  doc.root["racks"] = merged(owner, racks, doc.root["racks"]);
   if (!feeds.empty()) {
     YAML::Node electrical = doc.root["electrical"];
     if (!electrical || !electrical.IsMap() || !electrical["rack_feeds"]
@@ -242,7 +256,7 @@ void expandTemplate(YamlDocument& doc) {
     }
     YAML::Node rack_feeds = electrical["rack_feeds"];
     const YAML::Node given = rack_feeds["racks"];
-    YAML::Node list(YAML::NodeType::Sequence);
+    YAML::Node list = newNode(owner, YAML::NodeType::Sequence);
     for (const YAML::Node& entry : feeds) {
       const std::string id = entry["racks"][0].Scalar();
       bool named = false;
