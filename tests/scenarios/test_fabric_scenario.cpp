@@ -146,3 +146,46 @@ TEST_CASE("a fabric group of more racks than a few rows warns", "[scenarios]") {
   REQUIRE(site.input_warnings.size() == 1);
   CHECK_THAT(site.input_warnings[0], Catch::Contains("fabric.group"));
 }
+
+TEST_CASE("the shipped sites: halls of rows, an MV feeder per hall, a 3-tier fabric",
+          "[scenarios]") {
+  struct Site {
+    const char* path;
+    std::size_t racks, halls, rows;
+  };
+  // 300k: 4 halls x 131 rows x 8 racks = 4,192 racks (301,824 GPUs). 100k: 173 rows of 8 and one
+  // of 5 = 1,389 racks (100,008 GPUs) in 2 halls of 87 rows.
+  for (const Site& s : {Site{"scenarios/site-300k.yaml", 4192, 4, 524},
+                        Site{"scenarios/site-100k.yaml", 1389, 2, 174}}) {
+    INFO(s.path);
+    const SiteSpec site = racktwin::scenarios::loadScenario(sourcePath(s.path));
+    CHECK(site.input_warnings.empty());
+    REQUIRE(site.racks.size() == s.racks);
+    CHECK(site.floor.halls.size() == s.halls);
+    CHECK(site.floor.rows.size() == s.rows);
+    // One leaf per NVL72 rack (72 GPUs = k/2 of radix 144); more than k = 144 leaves need three
+    // tiers: as many aggregation switches, and ceil(racks / 2) cores.
+    CHECK(site.fabric.size.tiers == 3);
+    CHECK(site.fabric.size.leaves == s.racks);
+    CHECK(site.fabric.size.aggregation == s.racks);
+    CHECK(site.fabric.size.top == (s.racks + 1) / 2);
+    // An MV feeder per hall and one for the network room, all on the MV bus; every transformer
+    // hangs on one of them.
+    std::size_t feeders = 0;
+    for (const auto& line : site.electrical.lines) {
+      CHECK(line.parent.empty());
+      CHECK(line.I_rated > 0.0);
+      CHECK(line.breaker.present);
+      ++feeders;
+    }
+    CHECK(feeders == s.halls + 1);
+    for (const auto& t : site.electrical.transformers)
+      CHECK(t.parent.find("/mv-feeder") != std::string::npos);
+    // Each rack on its own row's A and B transformers.
+    REQUIRE(site.electrical.rack_feeds.size() == s.racks);
+    const auto& f = site.electrical.rack_feeds.back();
+    const std::string row = f.rack.substr(0, f.rack.find('/'));
+    CHECK(f.parent_a == row + "/tx-a");
+    CHECK(f.parent_b == row + "/tx-b");
+  }
+}
