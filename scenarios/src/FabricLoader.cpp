@@ -4,12 +4,11 @@
 #include <set>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "Plausibility.hpp"
+#include "TypedDataFile.hpp"
 #include "racktwin/core/Units.hpp"
-#include "racktwin/scenarios/ScenarioLoader.hpp"
 
 namespace racktwin::scenarios::detail {
 namespace {
@@ -22,33 +21,11 @@ constexpr double kGbPerS = 1e9;  // bit/s per Gb/s
 /// data/network/<type>.yaml, kind network_switch.
 void readSwitchType(const MapReader& fabric, const fs::path& data_dir, core::FabricSpec& spec) {
   spec.type = fabric.typeName("type");
-  const fs::path folder = data_dir / "network";
-  const fs::path file = (folder / (spec.type + ".yaml")).lexically_normal();
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) {
-    std::vector<std::string> names;
-    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
-      if (it->path().extension() == ".yaml") names.push_back(it->path().stem().string());
-    }
-    std::sort(names.begin(), names.end());
-    fabric.fail("type", "unknown network switch type '" + spec.type + "': no data file "
-                            + file.string()
-                            + "; available: " + (names.empty() ? "none" : joined(names)));
-  }
-  const YamlDocument doc = parseYaml(readFileBytes(file.string()), file.string());
+  const YamlDocument doc = openTypedDataFile(data_dir, "network", fabric, "type", "network switch");
   const MapReader d = MapReader::root(
       doc, {"racktwin_data", "kind", "description", "ports", "port_speed_Gb_per_s",
             "power_without_optics", "transceiver_power_per_port", "power_factor", "cooling"});
-  if (!d.has("racktwin_data")) {
-    d.fail("racktwin_data", "required key is missing; a data file starts with 'racktwin_data: "
-                                + std::to_string(kDataFormatVersion) + "'");
-  }
-  (void)d.integer("racktwin_data", kDataFormatVersion, kDataFormatVersion);
-  const std::string kind = d.string("kind", "the kind of data file");
-  if (kind != "network_switch") {
-    d.fail("kind", "expected kind 'network_switch', got " + core::quoteForMessage(kind));
-  }
-  (void)d.optionalString("description", "a description");
+  readDataHeader(d, "network_switch");
   spec.radix = d.integer("ports", 2, 4096);
   d.plausible("ports", spec.radix, Dimension::Dimensionless, Kind::SwitchRadix);
   if (spec.radix % 2 != 0) {

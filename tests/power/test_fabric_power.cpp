@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
-#include <memory>
 #include <string>
 
 #include "ElectricalTestSite.hpp"
@@ -38,47 +37,33 @@ core::FabricSpec fabricSpec(const std::string& leaf_line, const std::string& spi
   return f;
 }
 
-struct Bench {
-  Bench(bool tree, bool fabric) : site(test::gb300Site(2)) {
-    if (tree) {
-      test::TreeOptions o;
-      o.ups = false;
-      o.generator = false;
-      site.electrical = test::treeSpec(site, o);
-      core::LineSpec pdu;  // the network rack's PDU off the switchboard
-      pdu.kind = core::LineSpec::Kind::Cable;
-      pdu.id = "elec/fabric-pdu";
-      pdu.parent = "elec/swbd1";
-      pdu.R = 0.01;
-      pdu.X = 0.004;
-      pdu.I_rated = 63.0;
-      pdu.room = "hall";
-      site.electrical.lines.push_back(pdu);
-    }
-    if (fabric) {
-      site.fabric = tree ? fabricSpec("elec/fabric-pdu", "elec/fabric-pdu") : fabricSpec("", "");
-    }
-    layout = core::SiteLayout::build(site);
-    model = std::make_unique<power::ElectricalModel>(site, layout);
-    state.resize(layout, 300.0);
-    test::setAllDemands(state, 1200.0, 250.0, 120.0, 9000.0);
-    model->initialize(state);
+/// Two racks on an ideal source, or on the test tree (no UPS, no generator) with a PDU cable for
+/// the network rack off its switchboard; with or without the fabric.
+core::SiteSpec benchSite(bool tree, bool fabric) {
+  core::SiteSpec site = test::gb300Site(2);
+  if (tree) {
+    test::TreeOptions o;
+    o.ups = false;
+    o.generator = false;
+    site.electrical = test::treeSpec(site, o);
+    core::LineSpec pdu;
+    pdu.kind = core::LineSpec::Kind::Cable;
+    pdu.id = "elec/fabric-pdu";
+    pdu.parent = "elec/swbd1";
+    pdu.R = 0.01;
+    pdu.X = 0.004;
+    pdu.I_rated = 63.0;
+    pdu.room = "hall";
+    site.electrical.lines.push_back(pdu);
   }
-  void run(int steps) {
-    for (int k = 0; k < steps; ++k) {
-      state.time = state.step_start = k * kDt;
-      state.clearStepAccumulators();
-      model->advance(state.time, kDt, state);
-    }
-  }
-  std::size_t element(const std::string& id) const {
-    const auto& ids = model->distribution()->elementIds();
-    return static_cast<std::size_t>(std::find(ids.begin(), ids.end(), id) - ids.begin());
-  }
-  core::SiteSpec site;
-  core::SiteLayout layout;
-  core::SiteState state;
-  std::unique_ptr<power::ElectricalModel> model;
+  if (fabric)
+    site.fabric = tree ? fabricSpec("elec/fabric-pdu", "elec/fabric-pdu") : fabricSpec("", "");
+  return site;
+}
+
+struct Bench : test::ElectricalRig {
+  Bench(bool tree, bool fabric) : test::ElectricalRig(benchSite(tree, fabric)) { initialize(); }
+  void run(int steps) { test::ElectricalRig::run(0, steps, kDt); }
 };
 
 }  // namespace
@@ -142,23 +127,19 @@ TEST_CASE("On the tree the fabric's line carries |S| / (sqrt 3 V) and the feeder
 }
 
 TEST_CASE("A fabric whose line is dead draws nothing and heats nothing", "[power]") {
-  Bench b(true, true);
-  // Trip the fabric PDU: an instantaneous element below its current.
-  b.site.electrical.lines.back().breaker = test::iecStandardInverse(10.0, 0.1);
-  b.site.electrical.lines.back().breaker.I_instantaneous = 11.0;
-  b.layout = core::SiteLayout::build(b.site);
-  b.model = std::make_unique<power::ElectricalModel>(b.site, b.layout);
-  b.model->initialize(b.state);
-  b.run(5);
+  core::SiteSpec site = benchSite(true, true);
+  // Trip the fabric PDU: an instantaneous element below its current (~18 A at 415 V).
+  site.electrical.lines.back().breaker = test::iecStandardInverse(10.0, 0.1);
+  site.electrical.lines.back().breaker.I_instantaneous = 11.0;
+  test::ElectricalRig b(site);
+  b.initialize();
+  b.run(0, 5, kDt);
   CHECK(b.model->distribution()->breakerTrips() == 1);
   CHECK(b.model->fabricPower() == 0.0);
   // What heats the hall's air in the step is the RPPs' and the dead PDU's losses: no switch heat.
-  CHECK(b.state.hall_air_E_step
-        == Approx(b.model->roomLossPower(static_cast<std::size_t>(
-                      std::find(b.model->distribution()->roomNames().begin(),
-                                b.model->distribution()->roomNames().end(), "hall")
-                      - b.model->distribution()->roomNames().begin()))
-                  * kDt)
-               .epsilon(1e-12));
+  const auto& rooms = b.model->distribution()->roomNames();
+  const auto hall =
+      static_cast<std::size_t>(std::find(rooms.begin(), rooms.end(), "hall") - rooms.begin());
+  CHECK(b.state.hall_air_E_step == Approx(b.model->roomLossPower(hall) * kDt).epsilon(1e-12));
   CHECK(b.model->energyBalanceRelativeError() < 1e-12);
 }

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
-#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -65,32 +64,21 @@ core::ElectricalSpec twoFeederSpec(const core::SiteSpec& site, double feeder1_in
   return e;
 }
 
-struct Bench {
-  explicit Bench(double feeder1_instantaneous = 0.0) : site(test::gb300Site(4)) {
-    site.electrical = twoFeederSpec(site, feeder1_instantaneous);
-    layout = core::SiteLayout::build(site);
-    model = std::make_unique<power::ElectricalModel>(site, layout);
-    state.resize(layout, 300.0);
-    test::setAllDemands(state, 1200.0, 250.0, 120.0, 9000.0);
+core::SiteSpec twoHallSite(double feeder1_instantaneous) {
+  core::SiteSpec site = test::gb300Site(4);
+  site.electrical = twoFeederSpec(site, feeder1_instantaneous);
+  return site;
+}
+
+/// Hall 2's GPUs at half the demand of hall 1's.
+struct Bench : test::ElectricalRig {
+  explicit Bench(double feeder1_instantaneous = 0.0)
+      : test::ElectricalRig(twoHallSite(feeder1_instantaneous)) {
     for (std::size_t g = layout.rack_gpu_begin[2]; g < layout.gpu_count; ++g)
       state.gpu_P_demand[g] = 600.0;
-    model->initialize(state);
+    initialize();
   }
-  void run(int steps) {
-    for (int k = 0; k < steps; ++k) {
-      state.time = state.step_start = k * kDt;
-      state.clearStepAccumulators();
-      model->advance(state.time, kDt, state);
-    }
-  }
-  std::size_t element(const std::string& id) const {
-    const auto& ids = model->distribution()->elementIds();
-    return static_cast<std::size_t>(std::find(ids.begin(), ids.end(), id) - ids.begin());
-  }
-  core::SiteSpec site;
-  core::SiteLayout layout;
-  core::SiteState state;
-  std::unique_ptr<power::ElectricalModel> model;
+  void run(int steps) { test::ElectricalRig::run(0, steps, kDt); }
 };
 
 }  // namespace
