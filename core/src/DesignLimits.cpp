@@ -44,9 +44,10 @@ LimitInput scalar(std::string channel, bool peak = false) {
   return input(std::move(channel), {}, Reduce::Max, peak);
 }
 
-/// The row a rack stands in: the first segment of its id ("row1/rack03" -> "row1"), or the id.
+/// The row a rack stands in, as the floor plan names it: its id's prefix ("row1/rack03" ->
+/// "row1", "hall1/row02/rack03" -> "hall1/row02"), or the id.
 std::string rowOf(const std::string& rack) {
-  const std::size_t slash = rack.find('/');
+  const std::size_t slash = rack.rfind('/');
   return slash == std::string::npos ? rack : rack.substr(0, slash);
 }
 
@@ -112,19 +113,19 @@ class Catalogue {
   void addFacility();
   void addElectrical();
   void addWClass(const std::string& component, const std::string& group,
-                 const std::string& group_kind, LimitInput supply);
+                 const std::string& group_kind, double T_supply, LimitInput supply);
 
   const SiteSpec& site_;
   std::vector<DesignLimit> limits_;
 };
 
 void Catalogue::addWClass(const std::string& component, const std::string& group,
-                          const std::string& group_kind, LimitInput supply) {
-  const double T_class = ashraeWClassLimit(site_.facility.T_supply);
+                          const std::string& group_kind, double T_supply, LimitInput supply) {
+  const double T_class = ashraeWClassLimit(T_supply);
   if (!(T_class > 0.0)) return;  // W+: no upper limit
   DesignLimit& l = addTemperature(
       component, "facility_supply_class", group, group_kind,
-      "Facility water supply within ASHRAE " + ashraeWClassName(site_.facility.T_supply),
+      "Facility water supply within ASHRAE " + ashraeWClassName(T_supply),
       "ASHRAE liquid cooling class of the facility supply set-point (gb300_nvl72.md §2) [S]",
       T_class);
   l.inputs = {std::move(supply)};
@@ -256,23 +257,35 @@ void Catalogue::addRack(const RackSpec& rack) {
 }
 
 void Catalogue::addFacility() {
-  const FacilityLoopSpec& loop = site_.facility.loop;
-  if (!loop.present) return;  // a boundary's supply temperature is given, not an outcome
-  addWClass("facility", "site", "site", scalar("facility/T_supply", true));
-  const HeatRejectionSpec& h = loop.heat_rejection;
-  if (h.units > 0 && h.Q_flow_nominal > 0.0) {
-    const double rated = h.units * h.Q_flow_nominal;
-    DesignLimit& l =
-        add("facility/heat_rejection", "rated_heat", "site", "site",
-            "Heat rejected by the plant (all units at their design point)", "W",
-            dataFile("heat-rejection", h.type) + ": rated_heat x units", true, rated, rated);
-    l.inputs = {scalar("facility/Q_flow_rejected")};
-  }
-  if (loop.chiller.present && loop.chiller.Q_flow_nominal > 0.0) {
-    DesignLimit& l = add("facility/chiller", "capacity", "site", "site", "Trim chiller capacity",
-                         "W", dataFile("chillers", loop.chiller.type) + ": capacity", true,
-                         loop.chiller.Q_flow_nominal, loop.chiller.Q_flow_nominal);
-    l.inputs = {scalar("facility/Q_flow_chiller")};
+  // A boundary's supply temperature is given, not an outcome: limits only on modelled loops.
+  const std::vector<FacilityLoopView> loops = facilityLoopsOf(site_);
+  for (const FacilityLoopView& loop : loops) {
+    // One loop: scalar channels of the site. Several: each loop's column, grouped by loop.
+    const bool one = loops.size() == 1;
+    const std::string base = one ? "facility" : "facility/" + loop.id;
+    const std::string group = one ? "site" : loop.id;
+    const std::string kind = one ? "site" : "facility loop";
+    const auto channel = [&](std::string name, bool peak = false) {
+      return one ? scalar(std::move(name), peak)
+                 : input(std::move(name), {loop.id}, Reduce::Max, peak);
+    };
+    addWClass(base, group, kind, loop.T_supply, channel("facility/T_supply", true));
+    const HeatRejectionSpec& h = loop.spec->heat_rejection;
+    if (h.units > 0 && h.Q_flow_nominal > 0.0) {
+      const double rated = h.units * h.Q_flow_nominal;
+      DesignLimit& l =
+          add(base + "/heat_rejection", "rated_heat", group, kind,
+              "Heat rejected by the plant (all units at their design point)", "W",
+              dataFile("heat-rejection", h.type) + ": rated_heat x units", true, rated, rated);
+      l.inputs = {channel("facility/Q_flow_rejected")};
+    }
+    const ChillerSpec& chiller = loop.spec->chiller;
+    if (chiller.present && chiller.Q_flow_nominal > 0.0) {
+      DesignLimit& l = add(base + "/chiller", "capacity", group, kind, "Trim chiller capacity", "W",
+                           dataFile("chillers", chiller.type) + ": capacity", true,
+                           chiller.Q_flow_nominal, chiller.Q_flow_nominal);
+      l.inputs = {channel("facility/Q_flow_chiller")};
+    }
   }
 }
 

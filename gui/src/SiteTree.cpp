@@ -218,11 +218,23 @@ void SiteTreeModel::build(const core::SiteSpec& site) {
     for (const std::string& tap : ring.taps)
       add(loop, QString::fromStdString(tap), QString::fromStdString(tap), EntityKind::Group);
   }
-  const QString facility_text =
-      site.facility.loop.present
-          ? "Facility water loop (supply set-point " + celsius(site.facility.T_supply) + ")"
-          : "Facility water at " + celsius(site.facility.T_supply) + " (boundary)";
-  add(loops, facility_text, "facility", EntityKind::Facility);
+  const std::vector<core::FacilityLoopView> facility_loops = core::facilityLoopsOf(site);
+  if (facility_loops.size() > 1) {
+    QStandardItem* facility = add(loops, "Facility water loops", "facility", EntityKind::Facility);
+    for (const core::FacilityLoopView& loop : facility_loops) {
+      add(facility,
+          QString::fromStdString(loop.id) + " (supply set-point " + celsius(loop.T_supply) + ", "
+              + QString::number(loop.cdus.size()) + " CDUs)",
+          "facility", EntityKind::Facility);
+    }
+  } else {
+    const QString facility_text =
+        facility_loops.size() == 1
+            ? "Facility water loop (supply set-point " + celsius(facility_loops.front().T_supply)
+                  + ")"
+            : "Facility water at " + celsius(site.facility.T_supply) + " (boundary)";
+    add(loops, facility_text, "facility", EntityKind::Facility);
+  }
 
   QStandardItem* feeds = add(site_item, "Electrical feeds", QString(), EntityKind::Group);
   std::map<std::string, std::vector<const core::RackFeedSpec*>> feeds_of_rack;

@@ -391,9 +391,10 @@ void powerSection(Page& page, const RunContext& c) {
   nlohmann::json pue_layout = timeLayout(c, "PUE", "");
   const std::optional<Matrix> water = data.series("/facility/V_flow_water_use");
   if (water) {
+    const std::vector<double> used = rowSum(*water);  // every facility loop's make-up water
     std::vector<double> wue(it->rows, std::nan(""));
     for (std::size_t k = 0; k < it->rows; ++k)
-      if (it->values[k] > 0.0) wue[k] = water->values[k] * 1e3 / (it->values[k] / 3.6e6);  // L/kWh
+      if (it->values[k] > 0.0) wue[k] = used[k] * 1e3 / (it->values[k] / 3.6e6);  // L/kWh
     const bool us = c.units == core::UnitSystem::US;
     const core::DisplayUnit wue_unit =
         us ? core::DisplayUnit{"gal/kWh", 1e-3 / core::kUsGallon_m3, 0.0}

@@ -387,7 +387,7 @@ class DataLibrary {
         m.fail("water", "a " + name + " is a link of the rack's CDU loop: only exchangers on the "
                         "rack's air take facility water");
       }
-      if (facility.loop.present) {
+      if (facility.modelled()) {
         m.fail("water",
                "facility water is modelled as a loop here, which does not carry "
                "attached components yet; put the component on the rack's CDU "
@@ -1263,26 +1263,42 @@ core::SimulationSpec readSimulation(const MapReader& r, const SimulationOverride
 // ---------------------------------------------------------------------------------------------
 // Facility water and the outdoor ambient
 
-/// Where the facility loop was given, for the checks that need the CDUs (read later).
+/// Where the facility loops were given, for the checks that need the CDUs (read later).
 struct FacilityOrigin {
-  core::SourceLocation loop_where;  // the `loop:` key
+  core::SourceLocation loop_where;  // the `loop:` (or `loops:`) key
   bool header_segment = false;      // facility_water.loop.header_segment was given
+  /// `loops[]`: each loop's `cdus` items as written, for resolving them once the CDUs are read.
+  struct CduItem {
+    std::string text;  // a CDU id, or PREFIX/*
+    core::SourceLocation where;
+    std::string key;  // "facility_water.loops[1].cdus[0]"
+  };
+  struct Loop {
+    std::vector<CduItem> cdus;
+    core::SourceLocation where;  // the loop's map
+    std::string key;             // "facility_water.loops[1]"
+    bool header_segment = false;
+  };
+  std::vector<Loop> loops;
 };
 
-/// `facility_water.loop`: plant pumps, their differential-pressure control, the mains, the heat
-/// rejection and the optional trim chiller (core::FacilityLoopSpec).
-void readFacilityLoop(const MapReader& m, const MapReader& fw, DataLibrary& lib,
-                      core::FacilityWaterSpec& f, FacilityOrigin& origin) {
-  // With a loop the supply temperature is the plant's set-point and the loop's water is held at
-  // its properties: it must be liquid.
-  const double T_degC = core::toCelsius(f.T_supply);
+/// A facility loop's supply set-point is held at the plant and the loop's water at its
+/// properties: it must be liquid.
+void requireLiquidSetpoint(const MapReader& m, std::string_view key, double T_supply) {
+  const double T_degC = core::toCelsius(T_supply);
   if (!(T_degC > 0.0 && T_degC < 100.0)) {
-    fw.fail("supply_temperature",
-            "with a facility loop this is the plant's supply set-point and must be liquid water, "
-            "above 0 and below 100 degC, got "
-                + degC(f.T_supply));
+    m.fail(key,
+           "with a facility loop this is the plant's supply set-point and must be liquid water, "
+           "above 0 and below 100 degC, got "
+               + degC(T_supply));
   }
-  core::FacilityLoopSpec& l = f.loop;
+}
+
+/// A facility loop (`facility_water.loop`, or an entry of `loops`): plant pumps, their
+/// differential-pressure control, the mains, the heat rejection and the optional trim chiller
+/// (core::FacilityLoopSpec), its water at T_supply.
+void readFacilityLoop(const MapReader& m, DataLibrary& lib, double T_supply,
+                      core::FacilityLoopSpec& l, bool& header_segment) {
   l.present = true;
   const bool controlled = m.has("control");
   const MapReader pump = m.map("pump", {"shutoff_pressure", "max_flow", "speed", "efficiency",
@@ -1315,9 +1331,9 @@ void readFacilityLoop(const MapReader& m, const MapReader& fw, DataLibrary& lib,
   l.plant_pipe = readPipe(m, "plant_pipe");
   if (m.has("header_segment")) {
     l.header_segment = readPipe(m, "header_segment");
-    origin.header_segment = true;
+    header_segment = true;
   }
-  const thermal::CoolantProperties water = thermal::Coolant::water().at(f.T_supply);
+  const thermal::CoolantProperties water = thermal::Coolant::water().at(T_supply);
   const MapReader hr = m.map("heat_rejection", {"type", "units"});
   l.heat_rejection = lib.heatRejection(hr, "type", water.rho, water.cp);
   l.heat_rejection.units = hr.integer("units", 1, kMaxCount);
@@ -1329,16 +1345,61 @@ void readFacilityLoop(const MapReader& m, const MapReader& fw, DataLibrary& lib,
   m.finish();
 }
 
+/// `facility_water.loops`: one loop per hall, each with an id, the CDUs it serves (read as
+/// written; resolveFacilityLoops names them once the CDUs are read) and the keys of `loop`.
+void readFacilityLoops(const MapReader& fw, DataLibrary& lib, core::FacilityWaterSpec& f,
+                       FacilityOrigin& origin) {
+  origin.loop_where = fw.whereKey("loops");
+  const ListReader list =
+      fw.list("loops", "a list of facility loops (id, cdus and the keys of facility_water.loop)");
+  if (list.size() == 0) fw.fail("loops", "expected at least one facility loop");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const MapReader m = list.map(i, {"id", "cdus", "supply_temperature", "pump", "control",
+                                     "plant_pipe", "header_segment", "heat_rejection", "chiller"});
+    core::FacilityLoopSpec& l = f.loops.emplace_back();
+    l.id = m.id("id").str();
+    l.where = m.where();
+    for (std::size_t k = 0; k + 1 < f.loops.size(); ++k) {
+      if (f.loops[k].id == l.id) m.fail("id", "facility loop '" + l.id + "' is defined twice");
+    }
+    double T_supply = f.T_supply;
+    if (m.has("supply_temperature")) {
+      T_supply = l.T_supply = m.quantity("supply_temperature", Dimension::Temperature);
+      requireLiquidSetpoint(m, "supply_temperature", T_supply);
+      m.plausible("supply_temperature", T_supply, Dimension::Temperature,
+                  Kind::FacilityWaterTemperature);
+    } else {
+      requireLiquidSetpoint(fw, "supply_temperature", T_supply);
+    }
+    FacilityOrigin::Loop& o = origin.loops.emplace_back();
+    o.where = m.where();
+    o.key = list.itemPath(i);
+    const ListReader cdus = m.list("cdus", "CDU ids, or PREFIX/* for every CDU under PREFIX/");
+    if (cdus.size() == 0) m.fail("cdus", "expected at least one CDU id or PREFIX/*");
+    for (std::size_t k = 0; k < cdus.size(); ++k) {
+      o.cdus.push_back(
+          {cdus.string(k, "a CDU id, or PREFIX/*"), cdus.whereItem(k), cdus.itemPath(k)});
+    }
+    readFacilityLoop(m, lib, T_supply, l, o.header_segment);
+  }
+}
+
 core::FacilityWaterSpec readFacilityWater(const MapReader& r, DataLibrary& lib,
                                           FacilityOrigin& origin) {
-  const MapReader fw = r.map("facility_water", {"supply_temperature", "loop"});
+  const MapReader fw = r.map("facility_water", {"supply_temperature", "loop", "loops"});
   core::FacilityWaterSpec f;
   f.T_supply = fw.quantity("supply_temperature", Dimension::Temperature);
+  if (fw.has("loop") && fw.has("loops")) {
+    fw.fail("loops",
+            "give either loop (one loop serving every CDU) or loops (one per hall), not both");
+  }
   if (const auto loop = fw.optionalMap("loop", {"pump", "control", "plant_pipe", "header_segment",
                                                 "heat_rejection", "chiller"})) {
     origin.loop_where = fw.whereKey("loop");
-    readFacilityLoop(*loop, fw, lib, f, origin);
+    requireLiquidSetpoint(fw, "supply_temperature", f.T_supply);
+    readFacilityLoop(*loop, lib, f.T_supply, f.loop, origin.header_segment);
   }
+  if (fw.has("loops")) readFacilityLoops(fw, lib, f, origin);
   // After the loop's own check (liquid water), which names the plant set-point.
   fw.plausible("supply_temperature", f.T_supply, Dimension::Temperature,
                Kind::FacilityWaterTemperature);
@@ -1352,7 +1413,7 @@ core::AmbientSpec readAmbient(const MapReader& r, const core::FacilityWaterSpec&
                               const FacilityOrigin& origin, double duration) {
   const auto m = r.optionalMap("ambient", {"dry_bulb", "wet_bulb", "weather", "weather_start"});
   if (!m) {
-    if (f.loop.present) {
+    if (f.modelled()) {
       r.fail("ambient", "required key is missing: the facility loop (facility_water.loop at line "
                             + std::to_string(origin.loop_where.line)
                             + ") rejects heat to outdoor air; expected a map with dry_bulb and "
@@ -1360,7 +1421,7 @@ core::AmbientSpec readAmbient(const MapReader& r, const core::FacilityWaterSpec&
     }
     return {};
   }
-  if (!f.loop.present) {
+  if (!f.modelled()) {
     r.fail("ambient",
            "the outdoor ambient is used only by a facility loop; add "
            "facility_water.loop or remove ambient");
@@ -2138,6 +2199,115 @@ void readWorkload(const MapReader& r, core::SiteSpec& site, IdRegistry& ids,
   }
 }
 
+/// `facility_water.loops[].cdus`, once the CDUs are read: every CDU that rejects its heat to
+/// facility water on exactly one loop, each loop serving at least one (in site order).
+void resolveFacilityLoops(core::SiteSpec& site, const FacilityOrigin& origin) {
+  std::vector<core::FacilityLoopSpec>& loops = site.facility.loops;
+  if (loops.empty()) return;
+  constexpr std::int64_t kNone = -1;
+  std::vector<std::int64_t> loop_of(site.cdus.size(), kNone);
+  std::vector<std::uint32_t> line_of(site.cdus.size(), 0);
+  for (std::size_t l = 0; l < loops.size(); ++l) {
+    const FacilityOrigin::Loop& o = origin.loops[l];
+    for (const FacilityOrigin::CduItem& item : o.cdus) {
+      const bool pattern =
+          item.text.size() >= 2 && item.text.compare(item.text.size() - 2, 2, "/*") == 0;
+      const std::string prefix = pattern ? item.text.substr(0, item.text.size() - 1) : "";
+      bool matched = false;
+      for (std::size_t c = 0; c < site.cdus.size(); ++c) {
+        const core::CduSpec& cdu = site.cdus[c];
+        const std::string id = cdu.id.str();
+        const bool named =
+            pattern ? id.size() > prefix.size() && id.compare(0, prefix.size(), prefix) == 0
+                    : id == item.text;
+        if (!named) continue;
+        matched = true;
+        if (cdu.rejection != core::CduSpec::Rejection::FacilityWater) {
+          // A pattern passes over liquid-to-air CDUs; a CDU named by its id is an error.
+          if (pattern) continue;
+          throw core::InputError(item.where, item.key,
+                                 "CDU '" + id
+                                     + "' rejects its heat to room air (an air coil) and has "
+                                       "no facility water; remove it from the loop");
+        }
+        if (loop_of[c] != kNone) {
+          const auto other = static_cast<std::size_t>(loop_of[c]);
+          throw core::InputError(
+              item.where, item.key,
+              other == l
+                  ? "CDU '" + id + "' is named twice in this loop"
+                  : "CDU '" + id + "' is already on facility loop '" + loops[other].id + "' (line "
+                        + std::to_string(line_of[c]) + "); a CDU is on exactly one facility loop");
+        }
+        loop_of[c] = static_cast<std::int64_t>(l);
+        line_of[c] = static_cast<std::uint32_t>(item.where.line);
+      }
+      if (!matched) {
+        std::string known;
+        for (std::size_t c = 0; c < site.cdus.size() && c < 4; ++c)
+          known += (c ? ", " : "") + site.cdus[c].id.str();
+        if (site.cdus.size() > 4) known += ", ...";
+        throw core::InputError(item.where, item.key,
+                               "no CDU " + core::quoteForMessage(item.text)
+                                   + " (a CDU id, or PREFIX/* for every CDU under PREFIX/; CDUs: "
+                                   + (known.empty() ? std::string("none") : known) + ")");
+      }
+    }
+  }
+  for (std::size_t c = 0; c < site.cdus.size(); ++c) {
+    if (loop_of[c] != kNone) {
+      loops[static_cast<std::size_t>(loop_of[c])].cdus.push_back(static_cast<std::uint32_t>(c));
+    } else if (site.cdus[c].rejection == core::CduSpec::Rejection::FacilityWater) {
+      throw core::InputError(origin.loop_where, "facility_water.loops",
+                             "CDU '" + site.cdus[c].id.str()
+                                 + "' rejects its heat to facility water but no facility loop "
+                                   "names it; add it (or PREFIX/*) to one loop's cdus");
+    }
+  }
+  for (std::size_t l = 0; l < loops.size(); ++l) {
+    const FacilityOrigin::Loop& o = origin.loops[l];
+    if (loops[l].cdus.empty()) {
+      throw core::InputError(o.where, o.key + ".cdus",
+                             "facility loop '" + loops[l].id
+                                 + "' serves no CDU that rejects its heat to facility water");
+    }
+    if (loops[l].cdus.size() > 1 && !o.header_segment) {
+      throw core::InputError(o.where, o.key + ".header_segment",
+                             "required key is missing: with " + std::to_string(loops[l].cdus.size())
+                                 + " CDUs the supply and return mains run between their taps; "
+                                   "expected a pipe (length, inner_diameter, roughness, cells)");
+    }
+  }
+}
+
+/// The facility loop a plant event targets: `target` names one of facility_water.loops (required
+/// with several; optional with one); none with the single `loop` or a boundary.
+std::string facilityLoopTarget(const MapReader& m, const core::FacilityWaterSpec& f) {
+  std::vector<std::string> loop_ids;
+  for (const core::FacilityLoopSpec& loop : f.loops)
+    loop_ids.push_back(loop.id);
+  if (!m.has("target")) {
+    if (loop_ids.size() > 1) {
+      m.fail("target", "required key is missing: the site has " + std::to_string(loop_ids.size())
+                           + " facility loops; expected one of: " + joined(loop_ids));
+    }
+    return {};
+  }
+  const std::string id = m.id("target").str();
+  if (loop_ids.empty()) {
+    m.fail("target", f.loop.present
+                         ? "the single facility_water.loop has no id: remove target (or name "
+                           "the loop in facility_water.loops)"
+                         : "facility water is a boundary here (no facility_water.loops to "
+                           "target): remove target");
+  }
+  if (std::find(loop_ids.begin(), loop_ids.end(), id) == loop_ids.end()) {
+    m.fail("target", "unknown facility loop " + core::quoteForMessage(id)
+                         + "; expected one of: " + joined(loop_ids));
+  }
+  return id;
+}
+
 std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec& site,
                                         const IdRegistry& ids) {
   const core::SimulationSpec& sim = site.simulation;
@@ -2146,7 +2316,8 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
   const auto list = r.optionalList("events", "events");
   if (!list) return events;
   // RackOrAll: an optional rack id (absent: every rack).
-  enum class Target : std::uint8_t { None, Cdu, Chip, RackOrAll, TrainingJob };
+  // FacilityLoop: a facility loop's id (facility_water.loops), required with several loops.
+  enum class Target : std::uint8_t { None, Cdu, Chip, RackOrAll, TrainingJob, FacilityLoop };
   struct Action {
     std::string_view name;
     core::EventKind kind;
@@ -2162,14 +2333,15 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
       {"clog_cold_plate", core::EventKind::ClogColdPlate, Target::Chip, Dimension::Dimensionless,
        Check::Positive},
       {"set_facility_supply_temperature", core::EventKind::SetFacilitySupplyTemperature,
-       Target::None, Dimension::Temperature, Check::Positive, Kind::FacilityWaterTemperature},
+       Target::FacilityLoop, Dimension::Temperature, Check::Positive,
+       Kind::FacilityWaterTemperature},
       {"set_supply_temperature_setpoint", core::EventKind::SetSupplySetpoint, Target::Cdu,
        Dimension::Temperature, Check::Positive, Kind::CoolantTemperature},
       {"set_pump_speed", core::EventKind::SetPumpSpeed, Target::Cdu, Dimension::Dimensionless,
        Check::Fraction},
-      {"facility_pump_trip", core::EventKind::FacilityPumpTrip, Target::None, std::nullopt,
+      {"facility_pump_trip", core::EventKind::FacilityPumpTrip, Target::FacilityLoop, std::nullopt,
        Check::Any},
-      {"heat_rejection_fan_loss", core::EventKind::HeatRejectionFanLoss, Target::None,
+      {"heat_rejection_fan_loss", core::EventKind::HeatRejectionFanLoss, Target::FacilityLoop,
        Dimension::Dimensionless, Check::Fraction},
       // Electrical (need an `electrical` section). Feed actions take `feed: a|b`.
       {"feed_loss", core::EventKind::FeedLoss, Target::RackOrAll, std::nullopt, Check::Any},
@@ -2218,7 +2390,7 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
     if (electrical_action && !site.electrical.present) {
       m.fail("action", "action " + name + " needs an electrical section (electrical:)");
     }
-    const bool loop = site.facility.loop.present;
+    const bool loop = site.facility.modelled();
     if (!loop
         && (action->kind == core::EventKind::FacilityPumpTrip
             || action->kind == core::EventKind::HeatRejectionFanLoss)) {
@@ -2233,6 +2405,7 @@ std::vector<core::EventSpec> readEvents(const MapReader& r, const core::SiteSpec
                        + seconds(e.time));
     }
     if (action->target == Target::Cdu) e.target = requireCdu(m, "target", cdus, ids);
+    if (action->target == Target::FacilityLoop) e.target = facilityLoopTarget(m, site.facility);
     if (action->target == Target::RackOrAll && m.has("target")) {
       e.target = m.id("target").str();
       const bool known = std::any_of(site.racks.begin(), site.racks.end(),
@@ -2384,7 +2557,8 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   }
 
   IdRegistry ids;
-  site.cdus = readCdus(r, lib, ids, site.facility.loop.present, site);
+  site.cdus = readCdus(r, lib, ids, site.facility.modelled(), site);
+  resolveFacilityLoops(site, facility_origin);
   if (site.facility.loop.present && site.cdus.size() > 1 && !facility_origin.header_segment) {
     throw core::InputError(facility_origin.loop_where, "facility_water.loop.header_segment",
                            "required key is missing: with " + std::to_string(site.cdus.size())

@@ -16,10 +16,11 @@ namespace {
 constexpr int kMaxTemplateCount = 100000;
 const char* const kPatchFile = "<patch>";
 
-/// The numbers a name pattern may use: {row}, {rack} (in its row), {n} (in the hall), {cdu} (in
-/// its row), {cdu_n} (in the hall); "{rack:02}" pads with zeros to two digits.
+/// The numbers a name pattern may use: {hall}, {row} (in its hall), {rack} (in its row), {n} (in
+/// the hall), {cdu} (in its row), {cdu_n} (in the hall); "{rack:02}" pads with zeros to two
+/// digits.
 struct PatternValues {
-  int row = 0, rack = 0, n = 0, cdu = 0, cdu_n = 0;
+  int hall = 0, row = 0, rack = 0, n = 0, cdu = 0, cdu_n = 0;
 };
 
 std::string expand(const std::string& pattern, const PatternValues& v, const MapReader& where,
@@ -52,7 +53,8 @@ std::string expand(const std::string& pattern, const PatternValues& v, const Map
         names += (names.empty() ? "{" : ", {") + std::string(a) + "}";
       where.fail(key, "unknown field {" + field + "} in the name pattern; expected " + names);
     }
-    const int value = field == "row"    ? v.row
+    const int value = field == "hall"   ? v.hall
+                      : field == "row"  ? v.row
                       : field == "rack" ? v.rack
                       : field == "n"    ? v.n
                       : field == "cdu"  ? v.cdu
@@ -157,11 +159,79 @@ std::string shapeId(const MapReader& t, const YAML::Node& shape, std::string_vie
   return shape["id"].Scalar();
 }
 
+/// The row a generated rack stands in (docs/scenario-format.md, layout): its id's prefix.
+std::string rowOfRack(const std::string& id) {
+  const std::size_t slash = id.rfind('/');
+  return slash == std::string::npos ? std::string() : id.substr(0, slash);
+}
+
+/// With several halls and no `layout.halls`: one hall per template hall, of its rows.
+void addLayoutHalls(YamlDocument& doc, const MapReader& t,
+                    const std::vector<std::pair<std::string, std::vector<std::string>>>& halls) {
+  YAML::Node layout = doc.root["layout"];
+  if (layout && layout.IsMap() && layout["halls"]) return;  // the file places its halls itself
+  if (layout && !layout.IsMap() && !layout.IsNull())
+    return;  // the loader reports a layout that is not a map
+  YAML::Node list(YAML::NodeType::Sequence);
+  for (const auto& [id, rows] : halls) {
+    if (rows.empty()) {
+      t.fail("rack",
+             "with halls the racks' ids need a row prefix (such as "
+             "\"hall{hall}/row{row:02}/rack{rack:02}\"): layout.halls lists each hall's rows");
+    }
+    YAML::Node hall(YAML::NodeType::Map);
+    hall["id"] = id;
+    YAML::Node row_list(YAML::NodeType::Sequence);
+    for (const std::string& row : rows)
+      row_list.push_back(row);
+    hall["rows"] = row_list;
+    list.push_back(hall);
+  }
+  if (!layout || layout.IsNull()) doc.root["layout"] = YAML::Node(YAML::NodeType::Map);
+  doc.root["layout"]["halls"] = list;
+}
+
+/// `facility_loop`: one `facility_water.loops` entry per hall, serving the hall's CDUs.
+void addFacilityLoops(YamlDocument& doc, YAML::Node& owner, const MapReader& t,
+                      const YAML::Node& shape, const std::string& pattern,
+                      const std::vector<std::vector<std::string>>& cdus) {
+  if (shape["cdus"]) t.fail("facility_loop", "a generated loop's cdus are its hall's: remove cdus");
+  YAML::Node water = doc.root["facility_water"];
+  if (!water || !water.IsMap()) {
+    t.fail("facility_loop",
+           "the generated loops go into facility_water.loops: the scenario needs facility_water "
+           "(supply_temperature)");
+  }
+  if (water["loop"]) {
+    t.fail("facility_loop",
+           "the template makes one facility loop per hall (facility_water.loops); remove "
+           "facility_water.loop");
+  }
+  std::vector<YAML::Node> loops;
+  std::set<std::string> ids;
+  for (std::size_t h = 0; h < cdus.size(); ++h) {
+    PatternValues v;
+    v.hall = static_cast<int>(h + 1);
+    const std::string id = expand(pattern, v, t, "facility_loop", {"hall"});
+    if (!ids.insert(id).second)
+      t.fail("facility_loop", "the pattern gives the loop id '" + id + "' twice; use {hall}");
+    YAML::Node loop = generated(owner, shape, id, {});
+    YAML::Node list(YAML::NodeType::Sequence);
+    for (const std::string& cdu : cdus[h])
+      list.push_back(cdu);
+    loop["cdus"] = list;
+    loops.push_back(loop);
+  }
+  doc.root["facility_water"]["loops"] = merged(owner, loops, water["loops"]);
+}
+
 void expandTemplate(YamlDocument& doc) {
   const YAML::Node node = doc.root["template"];
   const MapReader t(doc.file, node, "template",
-                    {"rows", "racks_per_row", "racks_per_cdu", "rack", "cdu", "feeds"},
+                    {"halls", "hall", "rows", "racks_per_row", "racks_per_cdu", "rack", "cdu",
+                     "feeds", "facility_loop"},
                     keyMark(doc.root, "template"));
+  const int halls = t.integerOr("halls", 1, 1, kMaxTemplateCount);
   const int rows = t.integer("rows", 1, kMaxTemplateCount);
   const int per_row = t.integer("racks_per_row", 1, kMaxTemplateCount);
   const int per_cdu = t.integerOr("racks_per_cdu", per_row, 1, kMaxTemplateCount);
@@ -170,6 +240,13 @@ void expandTemplate(YamlDocument& doc) {
                        + std::to_string(static_cast<long long>(rows) * per_row) + " racks; at most "
                        + std::to_string(kMaxTemplateCount));
   }
+  const long long total = static_cast<long long>(halls) * rows * per_row;
+  if (total > kMaxTemplateCount) {
+    t.fail("halls", "halls x rows x racks_per_row is " + std::to_string(total) + " racks; at most "
+                        + std::to_string(kMaxTemplateCount));
+  }
+  const std::string hall_pattern =
+      t.has("hall") ? t.string("hall", "a hall id pattern such as hall{hall}") : "hall{hall}";
   // Which keys a rack or a CDU accepts is the loader's business (racks[], cdus[]): it reads the
   // generated entries; the template checks its own keys.
   if (!t.has("rack")) t.fail("rack", "required key is missing: the racks' id pattern and type");
@@ -184,65 +261,95 @@ void expandTemplate(YamlDocument& doc) {
   } else if (t.has("racks_per_cdu")) {
     t.fail("racks_per_cdu", "only with a template cdu (the CDUs it generates)");
   }
+  std::string loop_pattern;
+  if (t.has("facility_loop")) {
+    t.optionalRecord("facility_loop", "the keys of every generated facility loop");
+    loop_pattern = shapeId(t, node["facility_loop"], "facility_loop", "hall{hall}");
+    if (cdu_pattern.empty())
+      t.fail("facility_loop", "only with a template cdu (a hall's loop serves its CDUs)");
+  }
   const int cdus_per_row = (per_row + per_cdu - 1) / per_cdu;
 
   // Holds the generated nodes in the document's memory (see newNode); removed with the block.
   YAML::Node owner = doc.root["template"]["racktwin-generated-entries"];
   std::vector<YAML::Node> cdus, racks, feeds;
+  std::vector<std::pair<std::string, std::vector<std::string>>> hall_rows;  // id, its rows
+  std::vector<std::vector<std::string>> hall_cdus;
   std::set<std::string> ids;
   const auto unique = [&](const std::string& id, std::string_view key) {
     if (!ids.insert(id).second) {
-      t.fail(key, "the pattern gives the id '" + id + "' twice; use {row}, {rack}, {n} or {cdu}");
+      t.fail(key, "the pattern gives the id '" + id
+                      + "' twice; use {hall}, {row}, {rack}, {n} or {cdu}");
     }
   };
-  for (int r = 1; r <= rows; ++r) {
-    std::vector<std::string> row_cdus;
-    for (int c = 1; c <= cdus_per_row && !cdu_pattern.empty(); ++c) {
-      PatternValues v;
-      v.row = r;
-      v.cdu = c;
-      v.cdu_n = (r - 1) * cdus_per_row + c;
-      const std::string id = expand(cdu_pattern, v, t, "cdu", {"row", "cdu", "cdu_n"});
-      unique(id, "cdu");
-      row_cdus.push_back(id);
-      cdus.push_back(generated(owner, node["cdu"], id, {}));
+  const std::vector<std::string_view> cdu_fields{"hall", "row", "cdu", "cdu_n"};
+  const std::vector<std::string_view> rack_fields{"hall", "row", "rack", "n", "cdu", "cdu_n"};
+  for (int hall = 1; hall <= halls; ++hall) {
+    PatternValues hv;
+    hv.hall = hall;
+    auto& [hall_id, row_ids] = hall_rows.emplace_back(expand(hall_pattern, hv, t, "hall", {"hall"}),
+                                                      std::vector<std::string>{});
+    for (std::size_t k = 0; k + 1 < hall_rows.size(); ++k) {
+      if (hall_rows[k].first == hall_id)
+        t.fail("hall", "the pattern gives the hall id '" + hall_id + "' twice; use {hall}");
     }
-    for (int k = 1; k <= per_row; ++k) {
-      PatternValues v;
-      v.row = r;
-      v.rack = k;
-      v.n = (r - 1) * per_row + k;
-      v.cdu = (k - 1) / per_cdu + 1;
-      v.cdu_n = (r - 1) * cdus_per_row + v.cdu;
-      const std::string id =
-          expand(rack_pattern, v, t, "rack", {"row", "rack", "n", "cdu", "cdu_n"});
-      unique(id, "rack");
-      std::vector<std::pair<std::string, std::string>> composed;
-      if (!row_cdus.empty())
-        composed.emplace_back("cdu", row_cdus[static_cast<std::size_t>(v.cdu - 1)]);
-      racks.push_back(generated(owner, rack_shape, id, composed));
-      if (t.has("feeds")) {
-        const MapReader f = t.map("feeds", {"a", "b", "alternate"});
-        const std::string a = expand(f.string("a", "an element id pattern"), v, f, "a",
-                                     {"row", "rack", "n", "cdu", "cdu_n"});
-        const std::optional<std::string> b_pattern = f.optionalString("b", "an element id pattern");
-        const bool swap = f.booleanOr("alternate", false) && k % 2 == 0;
-        YAML::Node entry = newNode(owner, YAML::NodeType::Map);
-        YAML::Node one = newNode(owner, YAML::NodeType::Sequence);
-        one.push_back(id);
-        entry["racks"] = one;
-        if (b_pattern) {
-          const std::string b = expand(*b_pattern, v, f, "b", {"row", "rack", "n", "cdu", "cdu_n"});
-          entry["a"] = swap ? b : a;
-          entry["b"] = swap ? a : b;
-        } else {
-          entry["a"] = a;
+    std::vector<std::string>& this_hall_cdus = hall_cdus.emplace_back();
+    for (int r = 1; r <= rows; ++r) {
+      std::vector<std::string> row_cdus;
+      for (int c = 1; c <= cdus_per_row && !cdu_pattern.empty(); ++c) {
+        PatternValues v = hv;
+        v.row = r;
+        v.cdu = c;
+        v.cdu_n = (r - 1) * cdus_per_row + c;
+        const std::string id = expand(cdu_pattern, v, t, "cdu", cdu_fields);
+        unique(id, "cdu");
+        row_cdus.push_back(id);
+        this_hall_cdus.push_back(id);
+        cdus.push_back(generated(owner, node["cdu"], id, {}));
+      }
+      for (int k = 1; k <= per_row; ++k) {
+        PatternValues v = hv;
+        v.row = r;
+        v.rack = k;
+        v.n = (r - 1) * per_row + k;
+        v.cdu = (k - 1) / per_cdu + 1;
+        v.cdu_n = (r - 1) * cdus_per_row + v.cdu;
+        const std::string id = expand(rack_pattern, v, t, "rack", rack_fields);
+        unique(id, "rack");
+        const std::string row = rowOfRack(id);
+        if (!row.empty() && std::find(row_ids.begin(), row_ids.end(), row) == row_ids.end())
+          row_ids.push_back(row);
+        std::vector<std::pair<std::string, std::string>> composed;
+        if (!row_cdus.empty())
+          composed.emplace_back("cdu", row_cdus[static_cast<std::size_t>(v.cdu - 1)]);
+        racks.push_back(generated(owner, rack_shape, id, composed));
+        if (t.has("feeds")) {
+          const MapReader f = t.map("feeds", {"a", "b", "alternate"});
+          const std::string a =
+              expand(f.string("a", "an element id pattern"), v, f, "a", rack_fields);
+          const std::optional<std::string> b_pattern =
+              f.optionalString("b", "an element id pattern");
+          const bool swap = f.booleanOr("alternate", false) && k % 2 == 0;
+          YAML::Node entry = newNode(owner, YAML::NodeType::Map);
+          YAML::Node one = newNode(owner, YAML::NodeType::Sequence);
+          one.push_back(id);
+          entry["racks"] = one;
+          if (b_pattern) {
+            const std::string b = expand(*b_pattern, v, f, "b", rack_fields);
+            entry["a"] = swap ? b : a;
+            entry["b"] = swap ? a : b;
+          } else {
+            entry["a"] = a;
+          }
+          feeds.push_back(entry);
+          f.finish();
         }
-        feeds.push_back(entry);
-        f.finish();
       }
     }
   }
+  if (halls > 1) addLayoutHalls(doc, t, hall_rows);
+  if (!loop_pattern.empty())
+    addFacilityLoops(doc, owner, t, node["facility_loop"], loop_pattern, hall_cdus);
   // Explicit entries override or add (they keep their own place in the file).
   if (!cdus.empty()) doc.root["cdus"] = merged(owner, cdus, doc.root["cdus"]);
   doc.root["racks"] = merged(owner, racks, doc.root["racks"]);

@@ -183,7 +183,7 @@ core::Summary Twin::finish(bool complete) {
   for (const core::Model* model : m.engine.models())
     model->summarise(summary);
   // The weather year's figures: the plant hours of the facility loop, the peak day.
-  if (const thermal::FacilityLoop* loop = m.cooling.facilityLoop()) loop->summarise(summary);
+  thermal::FacilityLoop::summarise(m.cooling.facilityLoops(), summary);
   m.peak_day.summarise(summary);
   // The site's energy balance: the worse of the thermal and the electrical balance.
   summary.add({"energy_balance_relative_error",

@@ -26,6 +26,8 @@ using racktwin::scenarios::loadScenario;
 using racktwin::scenarios::loadScenarioFromString;
 using racktwin::scenarios::ScenarioPatch;
 using racktwin::test::lineOf;
+using racktwin::test::replaced;
+using racktwin::test::requireInputError;
 using racktwin::test::sourcePath;
 
 void requireSameCdu(const CduSpec& a, const CduSpec& b) {
@@ -54,6 +56,16 @@ void requireSameRack(const RackSpec& a, const RackSpec& b) {
   CHECK(a.type.gpu.P_max == b.type.gpu.P_max);
   CHECK(a.type.quick_disconnect.dp_nominal == b.type.quick_disconnect.dp_nominal);
   CHECK(a.type.ratings.T_inlet_max == b.type.ratings.T_inlet_max);
+}
+
+/// The same CDUs and racks, in the same order.
+void requireSameCdusAndRacks(const SiteSpec& a, const SiteSpec& b) {
+  REQUIRE(a.cdus.size() == b.cdus.size());
+  REQUIRE(a.racks.size() == b.racks.size());
+  for (std::size_t i = 0; i < a.cdus.size(); ++i)
+    requireSameCdu(a.cdus[i], b.cdus[i]);
+  for (std::size_t i = 0; i < a.racks.size(); ++i)
+    requireSameRack(a.racks[i], b.racks[i]);
 }
 
 /// A short run of a site: the summary as JSON (every figure at 17 significant digits).
@@ -91,16 +103,72 @@ TEST_CASE("the 64-rack cluster as a template is the explicit file's site",
   const SiteSpec explicit_site = loadScenario(sourcePath("scenarios/cluster-64-racks.yaml"));
   const SiteSpec generated =
       loadScenario(sourcePath("tests/capacity/data/cluster-64-template.yaml"));
-  REQUIRE(generated.cdus.size() == explicit_site.cdus.size());
-  REQUIRE(generated.racks.size() == explicit_site.racks.size());
-  for (std::size_t i = 0; i < generated.cdus.size(); ++i)
-    requireSameCdu(generated.cdus[i], explicit_site.cdus[i]);
-  for (std::size_t i = 0; i < generated.racks.size(); ++i)
-    requireSameRack(generated.racks[i], explicit_site.racks[i]);
+  requireSameCdusAndRacks(generated, explicit_site);
   CHECK(generated.jobs.size() == explicit_site.jobs.size());
   CHECK(generated.facility.T_supply == explicit_site.facility.T_supply);
   // Everything else the models build from: the same site simulates to the same bits.
   CHECK(runBriefly(generated) == runBriefly(explicit_site));
+}
+
+TEST_CASE("two halls as a template are the site written out, loops and layout included",
+          "[capacity][templates][halls]") {
+  const SiteSpec explicit_site =
+      loadScenario(sourcePath("tests/capacity/data/halls-2-explicit.yaml"));
+  const SiteSpec generated = loadScenario(sourcePath("tests/capacity/data/halls-2-template.yaml"));
+  requireSameCdusAndRacks(generated, explicit_site);
+  // One facility loop per hall, serving the hall's CDUs in order.
+  REQUIRE(generated.facility.loops.size() == 2);
+  for (std::size_t l = 0; l < 2; ++l) {
+    const auto& a = generated.facility.loops[l];
+    const auto& b = explicit_site.facility.loops[l];
+    CHECK(a.id == b.id);
+    CHECK(a.cdus == b.cdus);
+    CHECK(a.pump.V_flow_max == b.pump.V_flow_max);
+    CHECK(a.header_segment.length == b.header_segment.length);
+    CHECK(a.heat_rejection.units == b.heat_rejection.units);
+  }
+  CHECK(generated.facility.loops[1].cdus == std::vector<std::uint32_t>{2, 3});
+  // layout.halls filled per hall: each hall's rows.
+  REQUIRE(generated.floor.halls.size() == 2);
+  for (std::size_t h = 0; h < 2; ++h) {
+    CHECK(generated.floor.halls[h].id == explicit_site.floor.halls[h].id);
+    CHECK(generated.floor.halls[h].rows == explicit_site.floor.halls[h].rows);
+  }
+  CHECK(generated.floor.rows[generated.floor.halls[1].rows[0]].id == "hall2/row01");
+  // Everything else the models build from: the same site simulates to the same bits.
+  CHECK(runBriefly(generated) == runBriefly(explicit_site));
+}
+
+TEST_CASE("template halls: ids need {hall}, loops need a CDU pattern",
+          "[capacity][templates][halls]") {
+  const std::string base = std::string(kBase) + "  halls: 2\n";
+  const auto load = [](const std::string& text) {
+    return [text] { (void)loadScenarioFromString(text, "t.yaml", sourcePath("data")); };
+  };
+  SECTION("ids the halls would repeat") {
+    requireInputError(load(base), {"t.yaml",
+                                   lineOf(base, "    id: \"r{row}/cdu{cdu}\""),
+                                   "template.cdu",
+                                   {"'r1/cdu1' twice", "{hall}"}});
+  }
+  SECTION("a facility loop without a template cdu") {
+    // kBase's racks without its CDUs, a loop per hall.
+    std::string text = base.substr(0, base.find("  racks_per_cdu:"));
+    text +=
+        "  rack: {id: \"h{hall}/r{row}/rack{rack:02}\", type: gb300-nvl72}\n"
+        "  facility_loop: {id: \"hall{hall}\"}\n  halls: 2\n";
+    requireInputError(load(text), {"t.yaml",
+                                   lineOf(text, "  facility_loop:"),
+                                   "template.facility_loop",
+                                   {"only with a template cdu"}});
+  }
+  SECTION("racks without a row prefix cannot be placed in halls") {
+    const std::string text =
+        replaced(replaced(base, "\"r{row}/rack{rack:02}\"", "\"h{hall}r{row}rack{rack:02}\""),
+                 "\"r{row}/cdu{cdu}\"", "\"h{hall}/r{row}/cdu{cdu}\"");
+    requireInputError(load(text),
+                      {"t.yaml", lineOf(text, "  rack:"), "template.rack", {"row prefix"}});
+  }
 }
 
 TEST_CASE("a template makes CDUs per N racks of a row, in row order", "[capacity][templates]") {

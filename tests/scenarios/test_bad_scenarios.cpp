@@ -597,7 +597,7 @@ TEST_CASE("loop: facility events need a loop and check their keys", "[scenarios]
                      {"action facility_pump_trip needs a facility loop (facility_water.loop)"});
   requireLoopError(ev, "  - {at: 600 s, action: facility_pump_trip, target: row1/cdu1}",
                    "facility_pump_trip", "events[0].target",
-                   {"not used by action facility_pump_trip; expected one of: at, action"});
+                   {"the single facility_water.loop has no id: remove target"});
   requireLoopError(ev, "  - {at: 600 s, action: heat_rejection_fan_loss, value: 150 %}",
                    "heat_rejection_fan_loss", "events[0].value",
                    {"must be a fraction from 0 to 1"});

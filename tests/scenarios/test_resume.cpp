@@ -130,6 +130,17 @@ TEST_CASE("a run resumed from its checkpoints equals an uninterrupted run bit fo
   requireSameRecords(reference, resumed);
 }
 
+TEST_CASE("a site of several facility loops resumes bit for bit", "[scenarios][resume]") {
+  // Two halls, each on its own facility loop, with a plant fault on each loop inside the run.
+  const racktwin::core::SiteSpec site = racktwin::scenarios::loadScenario(
+      racktwin::test::sourcePath("tests/capacity/data/halls-2-explicit.yaml"));
+  REQUIRE(site.facility.loops.size() == 2);
+  const long steps = std::lround(site.simulation.duration / site.simulation.step);
+  const Records reference = uninterrupted(site);
+  const Records resumed = interrupted(site, {steps / 7 + 1, steps / 3 + 3, (4 * steps) / 5 + 1});
+  requireSameRecords(reference, resumed);
+}
+
 TEST_CASE("fast-forward: two runs are identical, and a resumed run equals them bit for bit",
           "[scenarios][resume][fast_forward]") {
   // The step rule's state (the preferred length, the settle time, the junction temperatures it

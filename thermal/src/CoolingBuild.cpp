@@ -220,6 +220,11 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
   control_step = site.simulation.control_step;
   room.spec = site.room;
   units.resize(site.cdus.size());
+  // Facility water at each CDU: its loop's supply set-point, or the site's.
+  cdu_T_facility.assign(site.cdus.size(), site.facility.T_supply);
+  for (const core::FacilityLoopView& view : core::facilityLoopsOf(site))
+    for (const std::uint32_t c : view.cdus)
+      cdu_T_facility[c] = view.T_supply;
   for (std::size_t c = 0; c < site.cdus.size(); ++c) {
     units[c].cdu = &site.cdus[c];
     cdu_ids.push_back(site.cdus[c].id.str());
@@ -360,16 +365,25 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
     finishLoop(loop, site, std::move(b.laws));
   }
 
-  if (site.facility.loop.present) {
-    // Liquid-to-air CDUs have no facility water: the loop serves the others, in site order.
-    for (std::size_t c = 0; c < site.cdus.size(); ++c) {
-      if (site.cdus[c].rejection != core::CduSpec::Rejection::FacilityWater) continue;
-      units[c].facility_index = static_cast<std::int32_t>(facility_cdus.size());
-      facility_cdus.push_back(site.cdus[c]);
+  // The facility loops, each serving its CDUs in site order (liquid-to-air CDUs have none).
+  for (core::FacilityLoopView& view : core::facilityLoopsOf(site)) {
+    const auto index = static_cast<std::int32_t>(facilities.size());
+    std::vector<core::CduSpec>& served = facility_cdus.emplace_back();
+    for (const std::uint32_t c : view.cdus) {
+      units[c].facility_loop = index;
+      units[c].facility_index = static_cast<std::int32_t>(served.size());
+      served.push_back(site.cdus[c]);
     }
-    facility = std::make_unique<FacilityLoop>(site.facility, facility_cdus, site.ambient);
-    facility_Q_cdu.assign(facility_cdus.size(), 0.0);
+    core::FacilityWaterSpec water{view.T_supply, *view.spec, {}};
+    facilities.push_back(std::make_unique<FacilityLoop>(water, served, site.ambient));
+    facility_Q_cdu.emplace_back(served.size(), 0.0);
+    facility_ids.push_back(std::move(view.id));
   }
+  for (auto* v :
+       {&fac_T_supply, &fac_T_return, &fac_V_flow, &fac_pump_P, &fac_pump_speed, &fac_dp_remote,
+        &fac_fan_P, &fac_Q_rejected, &fac_chiller_Q, &fac_chiller_P, &fac_water_use})
+    v->assign(facilities.size(), 0.0);
+  plant_before.assign(facilities.size(), PlantTotals{});
 
   // Attached components on facility water (a boundary): outside every loop.
   const CoolantProperties water = Coolant::water().at(site.facility.T_supply);
@@ -444,7 +458,7 @@ void CoolingModel::Impl::finishLoop(CoolantLoop& loop, const core::SiteSpec& sit
   for (std::uint32_t c = loop.cell_begin; c < cells.C.size(); ++c)
     cells.C[c] *= props.rho * props.cp;
   for (const std::uint32_t u : loop.units)
-    units[u].configure(site, props);
+    units[u].configure(site, props, cdu_T_facility[u]);
   loop.finish(std::move(laws), cells.C.size(), chips.dies.size());
 }
 

@@ -75,7 +75,8 @@ double CoolingModel::Impl::stored() const {
   }
   chips.addStored(E);
   room.addStored(E);
-  if (facility) E += facility->storedEnergy();
+  for (const auto& f : facilities)
+    E += f->storedEnergy();
   return E;
 }
 
@@ -85,7 +86,8 @@ double CoolingModel::Impl::storedAfterSweep() const {
     E += loop.E_stored;
   chips.addAirStored(E);
   room.addStored(E);
-  if (facility) E += facility->storedEnergy();
+  for (const auto& f : facilities)
+    E += f->storedEnergy();
   return E;
 }
 
@@ -133,8 +135,10 @@ void CoolingModel::Impl::collectMeanViews() {
         &rack_V_flow, &tray_V_flow, &chips.gpu_V_flow})
     for (double& x : *v)
       mean_views.push_back(&x);
-  for (double* x : {&room.Q_crah, &fac_V_flow, &fac_pump_speed})
-    mean_views.push_back(x);
+  mean_views.push_back(&room.Q_crah);
+  for (std::vector<double>* v : {&fac_V_flow, &fac_pump_speed})
+    for (double& x : *v)
+      mean_views.push_back(&x);
   rack_exchangers.meanViews(mean_views);
   attached.meanViews(mean_views);
   if (air_plant) air_plant->meanViews(mean_views);
@@ -158,9 +162,9 @@ void CoolingModel::Impl::publishUnits() {
       tray_V_flow[tray] = V[loop.tray_links[k]];
   }
   if (!attached.empty()) attached.publish(loops);
-  if (facility) {
-    fac_V_flow = facility->plantFlow();
-    fac_pump_speed = facility->pumpSpeed();
+  for (std::size_t i = 0; i < facilities.size(); ++i) {
+    fac_V_flow[i] = facilities[i]->plantFlow();
+    fac_pump_speed[i] = facilities[i]->pumpSpeed();
   }
 }
 
@@ -192,27 +196,31 @@ void CoolingModel::Impl::publish(core::SiteState& state, double dt, bool all) {
     cdu_pumps_running[c] = unit.pumps_running;
     cdu_fan_P[c] = unit.fan_P;
   }
-  if (facility) {
-    const FacilityLoop& f = *facility;
-    for (std::size_t c = 0; c < units.size(); ++c) {
-      if (units[c].facility_index < 0) continue;
-      const auto k = static_cast<std::size_t>(units[c].facility_index);
-      cdu_T_facility_return[c] = f.cduReturnTemperature(k);
-      cdu_T_facility_supply[c] = f.cduSupplyTemperature(k);
-    }
-    fac_T_supply = f.supplyTemperature();
-    fac_T_return = f.returnTemperature();
-    fac_V_flow = f.plantFlow();
-    fac_pump_P = f.pumpElectricPower();
-    fac_pump_speed = f.pumpSpeed();
-    fac_dp_remote = f.remoteDifferentialPressure();
-    fac_fan_P = f.fanPower();
-    fac_Q_rejected = f.heatRejected();
-    fac_chiller_Q = f.chillerHeat();
-    fac_chiller_P = f.chillerElectricPower();
-    fac_water_use = f.waterUseRate();
-    fac_T_dry_bulb = f.ambientDryBulb();
-    fac_T_wet_bulb = f.ambientWetBulb();
+  for (std::size_t c = 0; c < units.size(); ++c) {
+    const FacilityLoop* f = units[c].plantOf(facilities);
+    if (f == nullptr) continue;
+    const auto k = static_cast<std::size_t>(units[c].facility_index);
+    cdu_T_facility_return[c] = f->cduReturnTemperature(k);
+    cdu_T_facility_supply[c] = f->cduSupplyTemperature(k);
+  }
+  for (std::size_t i = 0; i < facilities.size(); ++i) {
+    const FacilityLoop& f = *facilities[i];
+    fac_T_supply[i] = f.supplyTemperature();
+    fac_T_return[i] = f.returnTemperature();
+    fac_V_flow[i] = f.plantFlow();
+    fac_pump_P[i] = f.pumpElectricPower();
+    fac_pump_speed[i] = f.pumpSpeed();
+    fac_dp_remote[i] = f.remoteDifferentialPressure();
+    fac_fan_P[i] = f.fanPower();
+    fac_Q_rejected[i] = f.heatRejected();
+    fac_chiller_Q[i] = f.chillerHeat();
+    fac_chiller_P[i] = f.chillerElectricPower();
+    fac_water_use[i] = f.waterUseRate();
+  }
+  if (!facilities.empty()) {
+    // One ambient for every plant.
+    fac_T_dry_bulb = facilities.front()->ambientDryBulb();
+    fac_T_wet_bulb = facilities.front()->ambientWetBulb();
   }
 }
 
@@ -242,15 +250,15 @@ void CoolingModel::initialize(core::SiteState& state) {
   }
   m.room.initialise();
   m.chips.resetMetrics();
-  if (m.facility) {
-    // Facility water starts at its supply set-point, the valves half open like the CDUs'.
-    m.facility->initialize(m.facility->supplySetpoint(), 0.5);
-    for (CduUnit& unit : m.units) {
-      if (unit.facility_index < 0) continue;
-      const auto k = static_cast<std::size_t>(unit.facility_index);
-      unit.T_facility_supply = m.facility->cduSupplyTemperature(k);
-      unit.valve_opening = m.facility->valveOpening(k);
-    }
+  // Facility water starts at its supply set-point, the valves half open like the CDUs'.
+  for (const auto& f : m.facilities)
+    f->initialize(f->supplySetpoint(), 0.5);
+  for (CduUnit& unit : m.units) {
+    const FacilityLoop* f = unit.plantOf(m.facilities);
+    if (f == nullptr) continue;
+    const auto k = static_cast<std::size_t>(unit.facility_index);
+    unit.T_facility_supply = f->cduSupplyTemperature(k);
+    unit.valve_opening = f->valveOpening(k);
   }
   m.ledger.reset(m.stored());
   cooling::LoopContext ctx = m.context();
@@ -280,19 +288,16 @@ void CoolingModel::advance(double t, double dt, core::SiteState& state) {
   const double h = dt / cycles;
   cooling::LoopContext ctx = m.context();
   // Several cycles (or a facility loop that sub-cycles): the mean records are averaged.
-  const bool averaged = cycles > 1 || (m.facility && h > FacilityLoop::kControlStep);
-  struct Totals {
-    double pump = 0.0, fan = 0.0, chiller_electric = 0.0, rejected = 0.0, chiller = 0.0,
-           water = 0.0;
-  } plant_before;
-  const auto totals = [&] {
-    const FacilityLoop& f = *m.facility;
-    return Totals{f.pumpElectricEnergy(), f.fanEnergy(),     f.chillerElectricEnergy(),
-                  f.energyRejected(),     f.chillerEnergy(), f.waterUsed()};
+  const bool averaged = cycles > 1 || (!m.facilities.empty() && h > FacilityLoop::kControlStep);
+  const auto totals = [&](std::size_t i) {
+    const FacilityLoop& f = *m.facilities[i];
+    return Impl::PlantTotals{f.pumpElectricEnergy(), f.fanEnergy(),     f.chillerElectricEnergy(),
+                             f.energyRejected(),     f.chillerEnergy(), f.waterUsed()};
   };
   if (averaged) {
     std::fill(m.mean_sums.begin(), m.mean_sums.end(), 0.0);
-    if (m.facility) plant_before = totals();
+    for (std::size_t i = 0; i < m.facilities.size(); ++i)
+      m.plant_before[i] = totals(i);
   }
   for (int k = 0; k < cycles; ++k) {
     const double t_k = t + k * h;
@@ -310,15 +315,16 @@ void CoolingModel::advance(double t, double dt, core::SiteState& state) {
   if (averaged) {
     for (std::size_t i = 0; i < m.mean_views.size(); ++i)
       *m.mean_views[i] = m.mean_sums[i] / dt;
-    if (m.facility) {
+    for (std::size_t i = 0; i < m.facilities.size(); ++i) {
       // The plant's powers from its energy totals over the step: exact whatever it sub-cycled.
-      const Totals after = totals();
-      m.fac_pump_P = (after.pump - plant_before.pump) / dt;
-      m.fac_fan_P = (after.fan - plant_before.fan) / dt;
-      m.fac_chiller_P = (after.chiller_electric - plant_before.chiller_electric) / dt;
-      m.fac_Q_rejected = (after.rejected - plant_before.rejected) / dt;
-      m.fac_chiller_Q = (after.chiller - plant_before.chiller) / dt;
-      m.fac_water_use = (after.water - plant_before.water) / dt;
+      const Impl::PlantTotals after = totals(i);
+      const Impl::PlantTotals& before = m.plant_before[i];
+      m.fac_pump_P[i] = (after.pump - before.pump) / dt;
+      m.fac_fan_P[i] = (after.fan - before.fan) / dt;
+      m.fac_chiller_P[i] = (after.chiller_electric - before.chiller_electric) / dt;
+      m.fac_Q_rejected[i] = (after.rejected - before.rejected) / dt;
+      m.fac_chiller_Q[i] = (after.chiller - before.chiller) / dt;
+      m.fac_water_use[i] = (after.water - before.water) / dt;
     }
   }
 }
@@ -335,7 +341,7 @@ void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
   double Q_out = 0.0;
   double Q_room = Q_air;
   double P_cooling = 0.0;
-  FacilityLoop* plant = facility.get();
+  const cooling::FacilityLoops plant = facilities;  // each unit works with its own loop
   for (std::size_t u = 0; u < units.size(); ++u) {
     CduUnit& unit = units[u];
     unit.controlValve(h, plant);
@@ -395,20 +401,23 @@ void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
     Q_water += Q_to_facility;
   }
   double E_outdoors = 0.0;  // J leaving the site this cycle (besides the CRAH units)
-  if (facility) {
-    // The exchangers' heat of this cycle enters the facility loop, which carries it to the heat
-    // rejection and the trim chiller. Energies from the loop's run totals, so they are exact.
+  if (!facilities.empty()) {
+    // The exchangers' heat of this cycle enters each CDU's facility loop, which carries it to
+    // its heat rejection and trim chiller. Energies from the loops' run totals, so they are exact.
     for (const CduUnit& unit : units)
-      if (unit.facility_index >= 0)
-        facility_Q_cdu[static_cast<std::size_t>(unit.facility_index)] = unit.Q_hx;
-    const FacilityLoop& f = *facility;
-    const double pump_heat = f.pumpHeat(), rejected = f.energyRejected() + f.chillerEnergy();
-    const double electric = f.pumpElectricEnergy() + f.fanEnergy() + f.chillerElectricEnergy();
-    facility->advance(t_start + h, h, facility_Q_cdu);
-    Q_in += (f.pumpHeat() - pump_heat) / h;  // the plant pumps' hydraulic power
-    E_outdoors = f.energyRejected() + f.chillerEnergy() - rejected;
-    P_cooling +=
-        (f.pumpElectricEnergy() + f.fanEnergy() + f.chillerElectricEnergy() - electric) / h;
+      if (unit.facility_loop >= 0)
+        facility_Q_cdu[static_cast<std::size_t>(unit.facility_loop)]
+                      [static_cast<std::size_t>(unit.facility_index)] = unit.Q_hx;
+    for (std::size_t i = 0; i < facilities.size(); ++i) {
+      FacilityLoop& f = *facilities[i];
+      const double pump_heat = f.pumpHeat(), rejected = f.energyRejected() + f.chillerEnergy();
+      const double electric = f.pumpElectricEnergy() + f.fanEnergy() + f.chillerElectricEnergy();
+      f.advance(t_start + h, h, facility_Q_cdu[i]);
+      Q_in += (f.pumpHeat() - pump_heat) / h;  // the plant pumps' hydraulic power
+      E_outdoors += f.energyRejected() + f.chillerEnergy() - rejected;
+      P_cooling +=
+          (f.pumpElectricEnergy() + f.fanEnergy() + f.chillerElectricEnergy() - electric) / h;
+    }
   } else {
     E_outdoors = Q_water * h;  // facility water is the boundary
   }
@@ -454,6 +463,18 @@ bool CoolingModel::Impl::applyEvent(const core::EventSpec& event) {
       if (unit.cdu->id.str() == id) return &unit;
     return nullptr;
   };
+  // The facility loops a plant event acts on: the one its target names, or every loop without
+  // a target (the scenario loader requires one with several loops; the GUI's what-if acts on
+  // the site). False when none matches.
+  auto onPlants = [&](const std::string& id, auto&& act) {
+    bool any = false;
+    for (std::size_t i = 0; i < facilities.size(); ++i) {
+      if (!id.empty() && facility_ids[i] != id) continue;
+      act(*facilities[i]);
+      any = true;
+    }
+    return any;
+  };
   switch (event.kind) {
     case core::EventKind::CduLoss:
     case core::EventKind::ValveStuck: {
@@ -461,8 +482,8 @@ bool CoolingModel::Impl::applyEvent(const core::EventSpec& event) {
       if (unit == nullptr) return false;
       if (event.kind == core::EventKind::ValveStuck) {
         unit->valve_stuck = true;
-        if (facility && unit->facility_index >= 0)
-          facility->setValveStuck(static_cast<std::size_t>(unit->facility_index), true);
+        if (FacilityLoop* f = unit->plantOf(facilities))
+          f->setValveStuck(static_cast<std::size_t>(unit->facility_index), true);
         return true;
       }
       unit->lose();
@@ -480,21 +501,19 @@ bool CoolingModel::Impl::applyEvent(const core::EventSpec& event) {
       return true;
     }
     case core::EventKind::SetFacilitySupplyTemperature:
-      if (facility) {
-        facility->setSupplySetpoint(event.value);  // the plant's set-point moves
+      if (!facilities.empty()) {
+        // The plant's set-point moves.
+        return onPlants(event.target, [&](FacilityLoop& f) { f.setSupplySetpoint(event.value); });
       } else {
         for (auto& unit : units)
           unit.T_facility_supply = event.value;
       }
       return true;
     case core::EventKind::FacilityPumpTrip:
-      if (!facility) return false;
-      facility->tripPump();
-      return true;
+      return onPlants(event.target, [](FacilityLoop& f) { f.tripPump(); });
     case core::EventKind::HeatRejectionFanLoss:
-      if (!facility) return false;
-      facility->setFanAvailability(1.0 - event.value);
-      return true;
+      return onPlants(event.target,
+                      [&](FacilityLoop& f) { f.setFanAvailability(1.0 - event.value); });
     case core::EventKind::SetSupplySetpoint:
     case core::EventKind::SetPumpSpeed:
     case core::EventKind::PumpTrip: {
@@ -602,38 +621,41 @@ void CoolingModel::declareChannels(core::Recorder& recorder) {
         {"cdu", "fan_P", "W", "Fans of a liquid-to-air CDU's coil (0 on water)", ids, kMean},
         m.cdu_fan_P.data());
   }
-  if (m.facility) {
+  if (!m.facilities.empty()) {
+    // One plant: scalar channels. Several: one column per loop, named by its id.
     const std::vector<std::string> none;
+    const std::vector<std::string>& loops = m.facilities.size() == 1 ? none : m.facility_ids;
     recorder.add(
-        {"facility", "T_supply", "K", "Facility water leaving the plant", none, kTemperature},
-        &m.fac_T_supply);
+        {"facility", "T_supply", "K", "Facility water leaving the plant", loops, kTemperature},
+        m.fac_T_supply.data());
     recorder.add(
-        {"facility", "T_return", "K", "Facility water returning to the plant", none, kTemperature},
-        &m.fac_T_return);
+        {"facility", "T_return", "K", "Facility water returning to the plant", loops, kTemperature},
+        m.fac_T_return.data());
     recorder.add(
-        {"facility", "V_flow", "m3/s", "Facility water flow through the plant pumps", none, kMean},
-        &m.fac_V_flow);
-    recorder.add({"facility", "pump_P", "W", "Electrical power of the plant pumps", none, kMean},
-                 &m.fac_pump_P);
-    recorder.add({"facility", "pump_speed", "1", "Plant pump speed", none, kMean},
-                 &m.fac_pump_speed);
+        {"facility", "V_flow", "m3/s", "Facility water flow through the plant pumps", loops, kMean},
+        m.fac_V_flow.data());
+    recorder.add({"facility", "pump_P", "W", "Electrical power of the plant pumps", loops, kMean},
+                 m.fac_pump_P.data());
+    recorder.add({"facility", "pump_speed", "1", "Plant pump speed", loops, kMean},
+                 m.fac_pump_speed.data());
     recorder.add({"facility", "dp_remote", "Pa",
-                  "Differential pressure across the most remote CDU branch", none, kSample},
-                 &m.fac_dp_remote);
-    recorder.add({"facility", "fan_P", "W", "Heat-rejection fan power", none, kMean}, &m.fac_fan_P);
-    recorder.add({"facility", "Q_flow_rejected", "W", "Heat rejected to outdoor air", none, kMean},
-                 &m.fac_Q_rejected);
+                  "Differential pressure across the most remote CDU branch", loops, kSample},
+                 m.fac_dp_remote.data());
+    recorder.add({"facility", "fan_P", "W", "Heat-rejection fan power", loops, kMean},
+                 m.fac_fan_P.data());
+    recorder.add({"facility", "Q_flow_rejected", "W", "Heat rejected to outdoor air", loops, kMean},
+                 m.fac_Q_rejected.data());
     recorder.add(
-        {"facility", "Q_flow_chiller", "W", "Heat removed by the trim chiller", none, kMean},
-        &m.fac_chiller_Q);
+        {"facility", "Q_flow_chiller", "W", "Heat removed by the trim chiller", loops, kMean},
+        m.fac_chiller_Q.data());
     recorder.add(
-        {"facility", "chiller_P", "W", "Electrical power of the trim chiller", none, kMean},
-        &m.fac_chiller_P);
+        {"facility", "chiller_P", "W", "Electrical power of the trim chiller", loops, kMean},
+        m.fac_chiller_P.data());
     recorder.add({"facility", "V_flow_water_use", "m3/s",
                   "Make-up water (evaporation, drift, "
                   "blow-down)",
-                  none, kMean},
-                 &m.fac_water_use);
+                  loops, kMean},
+                 m.fac_water_use.data());
     recorder.add({"ambient", "T_dry_bulb", "K", "Outdoor dry-bulb temperature", none, kTemperature},
                  &m.fac_T_dry_bulb);
     recorder.add({"ambient", "T_wet_bulb", "K", "Outdoor wet-bulb temperature", none, kTemperature},
@@ -681,19 +703,24 @@ void CoolingModel::summarise(core::Summary& summary) const {
       {"heat_input_J", e.E_in, "Heat into coolant and room air", "kWh", 1.0 / 3.6e6, 0.0, true});
   summary.add({"heat_rejected_to_facility_water_J", e.E_rejected_water,
                "Heat rejected to facility water", "kWh", 1.0 / 3.6e6, 0.0, true});
-  if (m.facility) {
-    const FacilityLoop& f = *m.facility;
-    summary.add({"heat_rejected_outdoors_J",
-                 f.energyRejected() + f.chillerEnergy() + f.chillerElectricEnergy(),
+  if (!m.facilities.empty()) {
+    // Every plant's totals together.
+    double outdoors = 0.0, pump = 0.0, fan = 0.0, chiller = 0.0, water = 0.0;
+    for (const auto& f : m.facilities) {
+      outdoors += f->energyRejected() + f->chillerEnergy() + f->chillerElectricEnergy();
+      pump += f->pumpElectricEnergy();
+      fan += f->fanEnergy();
+      chiller += f->chillerElectricEnergy();
+      water += f->waterUsed();
+    }
+    summary.add({"heat_rejected_outdoors_J", outdoors,
                  "Heat rejected outdoors (plant, chiller condenser)", "kWh", 1.0 / 3.6e6, 0.0,
                  true});
-    summary.add({"facility_pump_energy_J", f.pumpElectricEnergy(), "Facility pump energy", "kWh",
-                 1.0 / 3.6e6, 0.0});
-    summary.add({"heat_rejection_fan_energy_J", f.fanEnergy(), "Heat-rejection fan energy", "kWh",
-                 1.0 / 3.6e6, 0.0});
-    summary.add({"chiller_energy_J", f.chillerElectricEnergy(), "Trim chiller energy", "kWh",
-                 1.0 / 3.6e6, 0.0});
-    summary.add({"water_use_m3", f.waterUsed(), "Make-up water", "L", 1e3, 0.0});
+    summary.add({"facility_pump_energy_J", pump, "Facility pump energy", "kWh", 1.0 / 3.6e6, 0.0});
+    summary.add(
+        {"heat_rejection_fan_energy_J", fan, "Heat-rejection fan energy", "kWh", 1.0 / 3.6e6, 0.0});
+    summary.add({"chiller_energy_J", chiller, "Trim chiller energy", "kWh", 1.0 / 3.6e6, 0.0});
+    summary.add({"water_use_m3", water, "Make-up water", "L", 1e3, 0.0});
   }
   summary.add({"heat_rejected_to_air_J", e.E_rejected_air, "Heat removed by CRAH units", "kWh",
                1.0 / 3.6e6, 0.0, true});

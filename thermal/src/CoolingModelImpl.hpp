@@ -60,18 +60,24 @@ struct CoolingModel::Impl {
   cooling::EnergyLedger ledger;
   cooling::EnergyAudit audit;
 
-  // ---- Facility water: a modelled loop (its plant, pumps, valves and mains), or a boundary
-  // condition (a fixed supply temperature and dp across each CDU, CduUnit::facility_branch). ----
-  std::unique_ptr<FacilityLoop> facility;
-  std::vector<core::CduSpec>
-      facility_cdus;                   // the CDUs on the facility loop (CduUnit::facility_index)
-  std::vector<double> facility_Q_cdu;  // W per facility CDU into facility water, this cycle
-  double E_facility_stored_initial = 0.0;
-  // Recorder views of the plant.
-  double fac_T_supply = 0.0, fac_T_return = 0.0, fac_V_flow = 0.0, fac_pump_P = 0.0,
-         fac_pump_speed = 0.0, fac_dp_remote = 0.0, fac_fan_P = 0.0, fac_Q_rejected = 0.0,
-         fac_chiller_Q = 0.0, fac_chiller_P = 0.0, fac_water_use = 0.0, fac_T_dry_bulb = 0.0,
-         fac_T_wet_bulb = 0.0;
+  // ---- Facility water: modelled loops, one per hall (each its plant, pumps, valves and mains),
+  // or a boundary condition (a fixed supply temperature and dp across each CDU,
+  // CduUnit::facility_branch). ----
+  std::vector<std::unique_ptr<FacilityLoop>> facilities;  // CduUnit::facility_loop indexes them
+  std::vector<std::string> facility_ids;                  // "" for the single `loop`
+  std::vector<std::vector<core::CduSpec>> facility_cdus;  // each loop's CDUs (facility_index)
+  std::vector<std::vector<double>> facility_Q_cdu;  // W per CDU into its loop's water, this cycle
+  std::vector<double> cdu_T_facility;  // K, each CDU's facility supply set-point at build
+  // Recorder views of the plants, one element per loop.
+  std::vector<double> fac_T_supply, fac_T_return, fac_V_flow, fac_pump_P, fac_pump_speed,
+      fac_dp_remote, fac_fan_P, fac_Q_rejected, fac_chiller_Q, fac_chiller_P, fac_water_use;
+  double fac_T_dry_bulb = 0.0, fac_T_wet_bulb = 0.0;  // the ambient (one for every loop)
+  /// A plant's energy totals (J, m3) at the start of a macro step, for its mean powers.
+  struct PlantTotals {
+    double pump = 0.0, fan = 0.0, chiller_electric = 0.0, rejected = 0.0, chiller = 0.0,
+           water = 0.0;
+  };
+  std::vector<PlantTotals> plant_before;  // one per loop
 
   double control_step = cooling::kControlStep;  // s, SimulationSpec::control_step
   int hydraulic_solves = 0, hydraulic_iterations_max = 0;

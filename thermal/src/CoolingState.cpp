@@ -76,15 +76,16 @@ void CoolingModel::visitState(core::StateArchive& a, const core::SiteState& /*st
   a.each(m.loops, [](core::StateArchive& b, cooling::CoolantLoop& loop) { loop.visitState(b); });
   a.section("cooling loops");
 
-  bool has_facility = m.facility != nullptr;
-  a(has_facility);
-  if (has_facility != (m.facility != nullptr)) {
-    throw core::RuntimeError("saved state does not fit this run: the facility loop differs");
+  std::size_t facility_loops = m.facilities.size();
+  a(facility_loops);
+  if (facility_loops != m.facilities.size()) {
+    throw core::RuntimeError("saved state does not fit this run: the facility loops differ");
   }
-  if (m.facility) m.facility->visitState(a);
-  a(m.facility_Q_cdu, m.E_facility_stored_initial, m.fac_T_supply, m.fac_T_return, m.fac_V_flow,
-    m.fac_pump_P, m.fac_pump_speed, m.fac_dp_remote, m.fac_fan_P, m.fac_Q_rejected, m.fac_chiller_Q,
-    m.fac_chiller_P, m.fac_water_use, m.fac_T_dry_bulb, m.fac_T_wet_bulb);
+  for (const auto& f : m.facilities)
+    f->visitState(a);
+  a(m.facility_Q_cdu, m.fac_T_supply, m.fac_T_return, m.fac_V_flow, m.fac_pump_P, m.fac_pump_speed,
+    m.fac_dp_remote, m.fac_fan_P, m.fac_Q_rejected, m.fac_chiller_Q, m.fac_chiller_P,
+    m.fac_water_use, m.fac_T_dry_bulb, m.fac_T_wet_bulb);
   m.room.visitState(a);
   m.rack_exchangers.visitState(a);
   bool has_air_plant = m.air_plant != nullptr;

@@ -918,15 +918,28 @@ double FacilityLoop::aboveSetpointTime() const {
   return impl_->t_above_setpoint;
 }
 
-void FacilityLoop::summarise(core::Summary& summary) const {
-  const Impl& m = *impl_;
+void FacilityLoop::summarise(std::span<const std::unique_ptr<FacilityLoop>> loops,
+                             core::Summary& summary) {
+  if (loops.empty()) return;
+  double t_chiller = 0.0, t_free_cooling = 0.0, t_above_setpoint = 0.0;
+  for (const auto& loop : loops) {
+    const Impl& m = *loop->impl_;
+    t_chiller += m.t_chiller;
+    t_free_cooling += m.t_free_cooling;
+    t_above_setpoint += m.t_above_setpoint;
+  }
+  // Several plants: the hours of each, added (loop hours).
+  const std::string of =
+      loops.size() == 1
+          ? ""
+          : " (loop hours, summed over " + std::to_string(loops.size()) + " facility loops)";
   constexpr double hours = 1.0 / 3600.0;
   summary.add(
-      {"chiller_time_s", m.t_chiller, "Chiller hours (trim chiller needed)", "h", hours, 0.0});
-  summary.add({"free_cooling_time_s", m.t_free_cooling,
-               "Free-cooling hours (heat rejection alone holds the supply)", "h", hours, 0.0});
-  summary.add({"supply_above_setpoint_time_s", m.t_above_setpoint,
-               "Hours with the plant supply above set-point + 0.5 K", "h", hours, 0.0});
+      {"chiller_time_s", t_chiller, "Chiller hours (trim chiller needed)" + of, "h", hours, 0.0});
+  summary.add({"free_cooling_time_s", t_free_cooling,
+               "Free-cooling hours (heat rejection alone holds the supply)" + of, "h", hours, 0.0});
+  summary.add({"supply_above_setpoint_time_s", t_above_setpoint,
+               "Hours with the plant supply above set-point + 0.5 K" + of, "h", hours, 0.0});
 }
 
 double FacilityLoop::storedEnergy() const {

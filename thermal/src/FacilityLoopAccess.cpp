@@ -1,4 +1,4 @@
-// CoolingModel::facilityLoop, kept apart from the cooling model's own files: the weather year's
+// CoolingModel::facilityLoops, kept apart from the cooling model's own files: the weather year's
 // plant hours (FacilityLoop::summarise) are read through it by the Twin.
 #include "CoolingModelImpl.hpp"
 #include "racktwin/thermal/CoolingModel.hpp"
@@ -6,8 +6,8 @@
 
 namespace racktwin::thermal {
 
-const FacilityLoop* CoolingModel::facilityLoop() const noexcept {
-  return impl_->facility.get();
+std::span<const std::unique_ptr<FacilityLoop>> CoolingModel::facilityLoops() const noexcept {
+  return impl_->facilities;
 }
 
 }  // namespace racktwin::thermal

@@ -359,21 +359,25 @@ class GeometryBuilder {
   }
 
   /// Facility supply and return mains from the plant past the CDUs in scenario order.
-  void pipeFacility(const core::FacilityLoopSpec& loop) {
-    const std::size_t m = g.cdus_.size();
+  /// A facility loop's mains along its CDUs (site indices, in tap order), its pipes named
+  /// `name`/supply/k and `name`/return/k.
+  void pipeFacility(const core::FacilityLoopSpec& loop, const std::vector<std::uint32_t>& cdus,
+                    const std::string& name) {
+    const std::size_t m = cdus.size();
     if (m == 0) return;
     const double main_r = drawnRadius(loop.header_segment.diameter, 0.1);
     const double plant_r = drawnRadius(loop.plant_pipe.diameter, 0.1);
-    const Box& first = g.cdus_.front().box;
+    const Box& first = g.cdus_[cdus.front()].box;
     const Point3 plant{first.min[0] - 1.5, first.min[1] - 1.8, 0.0};
     Point3 prev_s{plant[0], plant[1], kFacilitySupplyZ};
     Point3 prev_r{plant[0] + 0.3, plant[1], kFacilityReturnZ};
     for (std::size_t j = 0; j < m; ++j) {
-      const Box& cb = g.cdus_[j].box;
+      const std::uint32_t c = cdus[j];
+      const Box& cb = g.cdus_[c].box;
       const Point3 s = top(cb, kSupplyY, kFacilitySupplyZ);
       const Point3 r = top(cb, kReturnY, kFacilityReturnZ);
-      std::vector<std::uint32_t> downstream(m - j);
-      std::iota(downstream.begin(), downstream.end(), static_cast<std::uint32_t>(j));
+      const std::vector<std::uint32_t> downstream(cdus.begin() + static_cast<std::ptrdiff_t>(j),
+                                                  cdus.end());
       const std::string k = std::to_string(j + 1);
       std::vector<Point3> sp{prev_s, {s[0], prev_s[1], s[2]}, s};
       std::vector<Point3> rp{r, {r[0], prev_r[1], r[2]}, prev_r};
@@ -381,14 +385,13 @@ class GeometryBuilder {
         sp.insert(sp.begin(), Point3{plant[0], plant[1], plant[2]});
         rp.push_back(Point3{plant[0] + 0.3, plant[1], plant[2]});
       }
-      addPipe("facility/supply/" + k, PipeKind::FacilitySupply, std::move(sp),
+      addPipe(name + "/supply/" + k, PipeKind::FacilitySupply, std::move(sp),
               j == 0 ? plant_r : main_r, {}, downstream);
-      addPipe("facility/return/" + k, PipeKind::FacilityReturn, std::move(rp),
+      addPipe(name + "/return/" + k, PipeKind::FacilityReturn, std::move(rp),
               j == 0 ? plant_r : main_r, {}, downstream);
-      const auto c = static_cast<std::uint32_t>(j);
-      addPipe(g.cdus_[j].id + "/facility_supply", PipeKind::FacilitySupply,
+      addPipe(g.cdus_[c].id + "/facility_supply", PipeKind::FacilitySupply,
               {s, top(cb, kSupplyY, cb.max[2])}, 0.5 * main_r, {}, {c});
-      addPipe(g.cdus_[j].id + "/facility_return", PipeKind::FacilityReturn,
+      addPipe(g.cdus_[c].id + "/facility_return", PipeKind::FacilityReturn,
               {top(cb, kReturnY, cb.max[2]), r}, 0.5 * main_r, {}, {c});
       prev_s = s;
       prev_r = r;
@@ -478,7 +481,14 @@ SiteGeometry SiteGeometry::build(const core::SiteSpec& site) {
   }
   for (const core::SecondaryRingSpec& ring : site.rings)
     b.pipeRing(ring, site);
-  if (site.facility.loop.present) b.pipeFacility(site.facility.loop);
+  if (site.facility.loop.present) {
+    // The single loop: its mains along every CDU.
+    std::vector<std::uint32_t> all(b.g.cdus_.size());
+    std::iota(all.begin(), all.end(), 0U);
+    b.pipeFacility(site.facility.loop, all, "facility");
+  }
+  for (const core::FacilityLoopSpec& loop : site.facility.loops)
+    b.pipeFacility(loop, loop.cdus, "facility/" + loop.id);
   return std::move(b.g);
 }
 

@@ -9,14 +9,15 @@
 
 namespace racktwin::thermal::cooling {
 
-void CduUnit::configure(const core::SiteSpec& site, const CoolantProperties& coolant) {
+void CduUnit::configure(const core::SiteSpec& site, const CoolantProperties& coolant,
+                        double T_facility) {
   const core::CduSpec& spec = *cdu;
   T_supply_set = spec.T_supply_set;
   pump_speed = spec.pump.speed;
   pump_drive.tau = CriticallyDampedFilter::timeConstant(spec.pump_rise_time);
   pumps_running = spec.pumps_duty;
   pumps_healthy = spec.pumps_installed;
-  T_facility_supply = site.facility.T_supply;
+  T_facility_supply = T_facility;
   if (spec.rejection == core::CduSpec::Rejection::RoomAir) {
     // The loader has checked that the coil can be rated with this coolant.
     air_coil = findCoolantComponentKind("air-coil");
@@ -24,9 +25,9 @@ void CduUnit::configure(const core::SiteSpec& site, const CoolantProperties& coo
     air_coil->prepare(air_coil_p, coolant.rho * coolant.cp);
     return;
   }
-  const CoolantProperties water = Coolant::water().at(site.facility.T_supply);
+  const CoolantProperties water = Coolant::water().at(T_facility);
   facility_C_nominal = spec.facility_V_flow_nominal * water.rho * water.cp;
-  if (!site.facility.loop.present && spec.facility_valve.A_v > 0.0) {
+  if (!site.facility.modelled() && spec.facility_valve.A_v > 0.0) {
     facility_branch.emplace(spec.facility_valve, spec.hx_facility_dp, spec.facility_V_flow_nominal,
                             spec.facility_dp_boundary, FluidState{water.rho, water.mu});
   }
@@ -72,7 +73,8 @@ bool CduUnit::startPendingStandby(double t) {
   return false;
 }
 
-void CduUnit::controlValve(double dt, FacilityLoop* facility) {
+void CduUnit::controlValve(double dt, FacilityLoops plants) {
+  FacilityLoop* facility = plantOf(plants);
   const core::CduSpec& spec = *cdu;
   if (valve_stuck) return;
   // PI on the secondary supply temperature (measured at the end of the last step): too warm ->
@@ -123,8 +125,9 @@ bool CduUnit::controlPump(double dt, double rack_dp_min) {
   return std::abs(pump_speed - pump_speed_solved) > 1e-3;
 }
 
-void CduUnit::prepareExchanger(FacilityLoop* facility, double C_coolant, double T_room,
+void CduUnit::prepareExchanger(FacilityLoops plants, double C_coolant, double T_room,
                                HeatCoupling& exchanger) {
+  FacilityLoop* facility = plantOf(plants);
   if (air_coil != nullptr) {
     // The fans run at the PI's output; the coil draws room air.
     C_air = air_coil->airFlow(air_coil_p, valve_opening) * kAirCapacityPerFlow;
@@ -152,7 +155,8 @@ void CduUnit::prepareExchanger(FacilityLoop* facility, double C_coolant, double 
 }
 
 void CduUnit::takeSweep(const HeatCoupling& exchanger, double T_supply_now, double T_return_now,
-                        FacilityLoop* facility) {
+                        FacilityLoops plants) {
+  FacilityLoop* facility = plantOf(plants);
   Q_hx = exchanger.Q_out;
   T_supply = T_supply_now;
   T_return = T_return_now;

@@ -6,7 +6,9 @@
 // it puts heat into the coolant (the pump's hydraulic power, a HeatSource coupling) and takes it
 // out (the exchanger, an Exchanger coupling).
 #include <cstddef>
+#include <memory>
 #include <optional>
+#include <span>
 
 #include "cooling/Common.hpp"
 #include "racktwin/core/SiteSpec.hpp"
@@ -26,6 +28,10 @@ class FacilityLoop;
 
 namespace racktwin::thermal::cooling {
 
+/// The site's facility loops (CoolingModel::Impl::facilities): a unit works with its own,
+/// CduUnit::facility_loop.
+using FacilityLoops = std::span<const std::unique_ptr<FacilityLoop>>;
+
 struct CduUnit {
   const core::CduSpec* cdu = nullptr;
   std::uint32_t loop = 0;
@@ -34,9 +40,9 @@ struct CduUnit {
   std::optional<Index> strainer_link;
   std::uint32_t pump_coupling = 0, hx_coupling = 0;  // its slots in the model's HeatCouplings
   std::optional<CounterFlowHeatExchanger> hx;        // set once the fluid is known
-  /// Its index among the facility loop's CDUs; -1 when it is not on a facility loop (facility
-  /// water is a boundary, or it rejects to room air).
-  std::int32_t facility_index = -1;
+  /// Its facility loop (among FacilityLoops) and its index among that loop's CDUs; -1 when it is
+  /// not on a facility loop (facility water is a boundary, or it rejects to room air).
+  std::int32_t facility_loop = -1, facility_index = -1;
   /// A liquid-to-air CDU (CduSpec::Rejection::RoomAir): its air coil's kind and prepared
   /// parameters; the valve PI's output is the fan speed. nullptr for a liquid-to-liquid CDU.
   const CoolantComponentKind* air_coil = nullptr;
@@ -70,8 +76,12 @@ struct CduUnit {
          T_facility_return = 0.0, pump_dp = 0.0, pump_P_hydraulic = 0.0, pump_P_electric = 0.0;
 
   /// The exchanger rating, pumps and valve branch for the loop's coolant (`coolant` at the
-  /// set-point) and facility water at the site's supply temperature.
-  void configure(const core::SiteSpec& site, const CoolantProperties& coolant);
+  /// set-point) and facility water at `T_facility` (its facility loop's or the site's supply).
+  void configure(const core::SiteSpec& site, const CoolantProperties& coolant, double T_facility);
+  /// Its facility loop, or nullptr.
+  FacilityLoop* plantOf(FacilityLoops facility) const {
+    return facility_loop >= 0 ? facility[static_cast<std::size_t>(facility_loop)].get() : nullptr;
+  }
   /// At rest at T0 (initialize): valve half open, the PIs and the drive at the data's speed.
   void initialise(double T0);
 
@@ -85,18 +95,18 @@ struct CduUnit {
   bool rejectsToAir() const noexcept { return air_coil != nullptr; }
   /// PI on the secondary supply temperature; the actuator strokes toward the command (the
   /// facility loop's actuator when the CDU is on one; the fans of an air coil).
-  void controlValve(double dt, FacilityLoop* facility);
+  void controlValve(double dt, FacilityLoops facility);
   /// The dp PI and the drive; true when the speed has moved enough to solve again.
   bool controlPump(double dt, double rack_dp_min);
   /// The other side of the exchanger for the coming sweep and its coupling: from the facility
   /// loop's last state, or the boundary (the valve branch's flow at the opening; nominal x
   /// opening without valve data), or for an air coil the room air at T_room through its fans.
   /// `C_coolant` is the exchanger link's capacity rate.
-  void prepareExchanger(FacilityLoop* facility, double C_coolant, double T_room,
+  void prepareExchanger(FacilityLoops facility, double C_coolant, double T_room,
                         HeatCoupling& exchanger);
   /// After the sweep: the exchanger's heat and the temperatures around the unit.
   void takeSweep(const HeatCoupling& exchanger, double T_supply_now, double T_return_now,
-                 FacilityLoop* facility);
+                 FacilityLoops facility);
 
   /// A duty pump trips for good at `now`; true when the hydraulics must be solved again.
   bool tripPump(double now);

@@ -392,6 +392,14 @@ struct ChillerSpec {
 /// proportional to the valve opening.
 struct FacilityLoopSpec {
   bool present = false;
+  /// `facility_water.loops[]`: the loop's id, its supply set-point (K; 0: FacilityWaterSpec::
+  /// T_supply) and the CDUs it serves (indices into SiteSpec::cdus, in site order); where it was
+  /// written. The single `facility_water.loop` has no id and serves every CDU that rejects its
+  /// heat to facility water.
+  std::string id;
+  double T_supply = 0.0;
+  std::vector<std::uint32_t> cdus;
+  SourceLocation where;
   PumpSpec pump;
   int pumps_installed = 1, pumps_duty = 1;
   double standby_switchover_time = 0.0;  // s
@@ -407,7 +415,20 @@ struct FacilityLoopSpec {
 
 struct FacilityWaterSpec {
   double T_supply = 0.0;  // K: the supply set-point of the plant, or the boundary temperature
-  FacilityLoopSpec loop;
+  FacilityLoopSpec loop;  // one loop serving every facility-water CDU (`loop`)
+  /// Several loops, one per hall (`loops`), each serving its own CDUs; `loop` is then absent.
+  std::vector<FacilityLoopSpec> loops;
+  /// Facility water is modelled as one or more loops (not a boundary condition).
+  bool modelled() const noexcept { return loop.present || !loops.empty(); }
+};
+
+/// A modelled facility loop and what it serves: the single `loop` (every CDU that rejects its
+/// heat to facility water, in site order) or one of `loops` (its own CDUs).
+struct FacilityLoopView {
+  const FacilityLoopSpec* spec = nullptr;
+  std::string id;                   // empty for the single `loop`
+  double T_supply = 0.0;            // K, its supply set-point
+  std::vector<std::uint32_t> cdus;  // indices into SiteSpec::cdus, in site order
 };
 
 /// Room air: a lumped air node heated by the air-cooled share and cooled by CRAH units.
@@ -641,15 +662,15 @@ struct SchedulerSpec {
 };
 
 enum class EventKind : std::uint8_t {
-  SetFacilitySupplyTemperature,  // value: K
+  SetFacilitySupplyTemperature,  // value: K; target: a facility loop id (empty: the only one)
   SetSupplySetpoint,             // target: CDU; value: K
   SetPumpSpeed,                  // target: CDU; value: fraction
   PumpTrip,                      // target: CDU
   CduLoss,                       // target: CDU; every pump stops for good, no standby starts
   ValveStuck,                    // target: CDU; its facility valve holds its opening
   ClogColdPlate,                 // target: chip (GPU, CPU, NVSwitch); value: dp multiplier >= 1
-  FacilityPumpTrip,              // site-wide: one facility water pump trips (facility loop)
-  HeatRejectionFanLoss,  // site-wide; value: fraction of the heat-rejection units' fans lost
+  FacilityPumpTrip,              // one facility water pump trips; target as above
+  HeatRejectionFanLoss,  // target as above; value: fraction of the heat-rejection units' fans lost
   // Electrical (power tree; see ElectricalSpec).
   FeedLoss,        // target: rack, or empty for every rack; value: 0 = feed A, 1 = feed B
   FeedRestore,     // as FeedLoss
@@ -664,7 +685,7 @@ enum class EventKind : std::uint8_t {
 struct EventSpec {
   double time = 0.0;  // s
   EventKind kind = EventKind::PumpTrip;
-  std::string target;  // component id, empty when the event is site-wide
+  std::string target;  // component or facility loop id, empty when the event is site-wide
   double value = 0.0;
   SourceLocation where;  // for messages about the event
 };
@@ -774,5 +795,9 @@ struct SiteSpec {
   FloorPlanSpec floor;  // rows and halls (scenarios::floorPlanOf fills a hand-built spec's)
   OutputSpec output;
 };
+
+/// The site's modelled facility loops in the order of the scenario (none when facility water is a
+/// boundary condition).
+std::vector<FacilityLoopView> facilityLoopsOf(const SiteSpec& site);
 
 }  // namespace racktwin::core

@@ -91,8 +91,9 @@ class CoolingModel : public core::Model {
   std::optional<double> cduValveAuthority(std::size_t cdu) const;
   std::optional<double> cduFacilityBoundaryDp(std::size_t cdu) const;
   std::span<const double> gpuColdPlateFlows() const;  // m3/s per GPU, layout order
-  /// The facility water loop when the site models one (for its plant hours), else nullptr.
-  const FacilityLoop* facilityLoop() const noexcept;
+  /// The facility water loops the site models, in the scenario's order (for their plant hours);
+  /// empty when facility water is a boundary.
+  std::span<const std::unique_ptr<FacilityLoop>> facilityLoops() const noexcept;
 
   /// Validation of the single-CDU sweep: with `on`, every loop takes the general sweep (call
   /// before initialize). Both solve the same implicit step; results agree to round-off.

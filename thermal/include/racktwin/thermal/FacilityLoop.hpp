@@ -161,8 +161,10 @@ class FacilityLoop {
   double chillerTime() const;
   double freeCoolingTime() const;
   double aboveSetpointTime() const;
-  /// Adds the plant hours to a run's summary (chiller, free-cooling and above-set-point time).
-  void summarise(core::Summary& summary) const;
+  /// Adds the plant hours of a site's loops to a run's summary (chiller, free-cooling and
+  /// above-set-point time): with several loops, their sum (loop hours).
+  static void summarise(std::span<const std::unique_ptr<FacilityLoop>> loops,
+                        core::Summary& summary);
 
   // ---- Diagnostics. ----
   int hydraulicSolves() const;  // since construction
