@@ -153,8 +153,8 @@ TEST_CASE("the shipped sites: halls of rows, an MV feeder per hall, a 3-tier fab
     const char* path;
     std::size_t racks, halls, rows;
   };
-  // 300k: 4 halls x 131 rows x 8 racks = 4,192 racks (301,824 GPUs). 100k: 173 rows of 8 and one
-  // of 5 = 1,389 racks (100,008 GPUs) in 2 halls of 87 rows.
+  // 300k: 4 halls x 131 rows x 8 racks = 4,192 racks (301,824 GPUs), the halls from the template.
+  // 100k: 173 rows of 8 and one of 5 = 1,389 racks (100,008 GPUs) in 2 halls of 87 rows.
   for (const Site& s : {Site{"scenarios/site-300k.yaml", 4192, 4, 524},
                         Site{"scenarios/site-100k.yaml", 1389, 2, 174}}) {
     INFO(s.path);
@@ -184,7 +184,7 @@ TEST_CASE("the shipped sites: halls of rows, an MV feeder per hall, a 3-tier fab
     // Each rack on its own row's A and B transformers.
     REQUIRE(site.electrical.rack_feeds.size() == s.racks);
     const auto& f = site.electrical.rack_feeds.back();
-    const std::string row = f.rack.substr(0, f.rack.find('/'));
+    const std::string row = f.rack.substr(0, f.rack.rfind('/'));
     CHECK(f.parent_a == row + "/tx-a");
     CHECK(f.parent_b == row + "/tx-b");
   }
