@@ -77,7 +77,7 @@ std::set<std::string> elementIds(const core::ElectricalSpec& e) {
 }
 
 /// The groups of racks whose leaves stand together: rows, halls or runs of N racks in scenario
-/// order (a run never spans two rows' halls: it follows the racks as listed).
+/// order (a run may cross rows; its hall, for `{hall}`, is its first rack's).
 std::vector<core::FabricGroupSpec> readGroups(const MapReader& m, const core::SiteSpec& site,
                                               std::vector<std::string>& group_halls) {
   std::vector<core::FabricGroupSpec> groups;
