@@ -21,6 +21,7 @@
 #include "racktwin/core/Hdf5Result.hpp"
 #include "racktwin/core/LimitMonitor.hpp"
 #include "racktwin/core/OutputDetail.hpp"
+#include "racktwin/core/ThreadPool.hpp"
 #include "racktwin/core/Units.hpp"
 #include "racktwin/core/Version.hpp"
 #include "racktwin/report/SummaryLayout.hpp"
@@ -453,7 +454,8 @@ int runCommand(const RunArguments& arguments) {
   }
   std::unique_ptr<scenarios::Twin> twin;
   try {
-    twin = std::make_unique<scenarios::Twin>(std::move(site));
+    twin = std::make_unique<scenarios::Twin>(
+        std::move(site), run.threads > 0 ? run.threads : core::ThreadPool::defaultThreads());
   } catch (const std::invalid_argument& error) {
     // A combination of valid values the models cannot build (e.g. an impossible CDU rating).
     std::fprintf(stderr, "racktwin: %s: %s\n", run.scenario.c_str(), error.what());

@@ -59,6 +59,11 @@ int main(int argc, char** argv) {
                           "when not every GPU is recorded), none, or levels separated by commas");
   run_command->add_option("--compression", run.compression,
                           "Deflate level of the result's datasets, 0 (none) to 9 (default 1)");
+  run_command
+      ->add_option("--threads", run.threads,
+                   "Threads for the models' parallel passes (default: the machine's hardware "
+                   "threads); the results are the same bits for any number")
+      ->check(CLI::Range(0u, 1024u));
 
   std::string result;
   CLI::App* info_command = app.add_subcommand("info", "List what a result file holds");

@@ -53,13 +53,25 @@ void Engine::schedule(const EventSpec& event) {
   std::push_heap(queue_.begin(), queue_.end(), Later{});
 }
 
+template <class Call>
+void Engine::watched(const Model& model, Call&& call) {
+  if (!watch_) {
+    call();
+    return;
+  }
+  const std::vector<std::uint64_t> before = couplingFingerprints(state_);
+  call();
+  for (std::string& found : core::undeclaredWrites(model, before, couplingFingerprints(state_)))
+    undeclared_.push_back(std::move(found));
+}
+
 void Engine::initialize() {
   time_ = 0.0;
   fine_index_ = 0;
   steps_ = 0;
   state_.time = 0.0;
   for (Model* model : all_)
-    model->initialize(state_);
+    watched(*model, [&] { model->initialize(state_); });
   preferred_fine_ = 1;
   settle_until_ = 0;
   fine_steps_taken_ = 0;
@@ -117,7 +129,7 @@ bool Engine::applyDueEvents() {
     queue_.pop_back();
     bool handled = false;
     for (Model* model : all_)
-      handled = model->applyEvent(event, state_) || handled;
+      watched(*model, [&] { handled = model->applyEvent(event, state_) || handled; });
     if (!handled) {
       throw RuntimeError("event at t = " + std::to_string(event.time) + " s for '" + event.target
                          + "' was not handled by any model");
@@ -208,7 +220,7 @@ bool Engine::step() {
     state_.time = time_ + k * h;
     state_.last_substep = k + 1 == simulation_.substeps;
     for (Model* model : fast_)
-      model->advance(state_.time, h, state_);
+      watched(*model, [&] { model->advance(state_.time, h, state_); });
     // The fast models' rates change inside the step: their records integrate every sub-step.
     if (recorder_ != nullptr) recorder_->accumulateSubstep(h);
   }
@@ -216,7 +228,7 @@ bool Engine::step() {
   state_.time = time_;
   state_.last_substep = true;
   for (Model* model : slow_)
-    model->advance(time_, dt, state_);
+    watched(*model, [&] { model->advance(time_, dt, state_); });
 
   ++steps_;
   fine_index_ += n;

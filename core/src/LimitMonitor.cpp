@@ -5,11 +5,10 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <string>
-#include <unordered_map>
 #include <utility>
-#include <vector>
 
 #include "racktwin/core/StateArchive.hpp"
 #include "racktwin/core/Summary.hpp"
@@ -44,40 +43,40 @@ std::map<std::string, std::size_t> channelOffsets(const std::vector<ChannelInfo>
   return out;
 }
 
-/// A channel's entity ids, indexed once for the limits that name them: by id, and sorted for the
-/// limits that take every id under a prefix (a rack's GPUs). A scan of every id per limit is
-/// O(limits x entities): minutes for a site of 300,000 GPUs and 4,000 racks.
+/// A channel's entity ids sorted, with their columns: exact ids and id prefixes found by binary
+/// search (a site has thousands of limits over channels of up to hundreds of thousands of
+/// columns: a scan per limit would be quadratic in the site).
 class EntityIndex {
  public:
-  explicit EntityIndex(const std::vector<std::string>& ids) : ids_(ids) {
-    by_id_.reserve(ids.size());
-    for (std::size_t k = 0; k < ids.size(); ++k)
-      by_id_.emplace(ids[k], k);  // the first of a repeated id, as a scan would find
-    sorted_.resize(ids.size());
-    std::iota(sorted_.begin(), sorted_.end(), std::size_t{0});
-    std::sort(sorted_.begin(), sorted_.end(),
-              [&](std::size_t a, std::size_t b) { return ids_[a] < ids_[b]; });
+  explicit EntityIndex(const std::vector<std::string>& ids) : ids_(&ids), order_(ids.size()) {
+    std::iota(order_.begin(), order_.end(), std::size_t{0});
+    std::sort(order_.begin(), order_.end(),
+              [&](std::size_t a, std::size_t b) { return ids[a] < ids[b]; });
   }
-  /// Column of `id`, or npos.
+  /// The column of an id (the first in column order when ids repeat), or npos.
   std::size_t find(const std::string& id) const {
-    const auto at = by_id_.find(id);
-    return at == by_id_.end() ? std::string::npos : at->second;
+    const auto at = std::lower_bound(order_.begin(), order_.end(), id,
+                                     [&](std::size_t k, const std::string& v) { return (*ids_)[k] < v; });
+    std::size_t best = std::string::npos;
+    for (auto it = at; it != order_.end() && (*ids_)[*it] == id; ++it)
+      best = std::min(best, *it);
+    return best;
   }
-  /// Columns whose id starts with `prefix`, ascending (the order of a scan: sums keep their bits).
-  std::vector<std::size_t> withPrefix(const std::string& prefix) const {
-    auto it = std::lower_bound(sorted_.begin(), sorted_.end(), prefix,
-                               [&](std::size_t k, const std::string& p) { return ids_[k] < p; });
-    std::vector<std::size_t> out;
-    for (; it != sorted_.end() && ids_[*it].compare(0, prefix.size(), prefix) == 0; ++it)
+  /// The columns whose ids start with `prefix`, in column order.
+  void withPrefix(const std::string& prefix, std::vector<std::size_t>& out) const {
+    const auto at = std::lower_bound(
+        order_.begin(), order_.end(), prefix,
+        [&](std::size_t k, const std::string& v) { return (*ids_)[k] < v; });
+    const std::size_t first = out.size();
+    for (auto it = at; it != order_.end() && (*ids_)[*it].compare(0, prefix.size(), prefix) == 0;
+         ++it)
       out.push_back(*it);
-    std::sort(out.begin(), out.end());
-    return out;
+    std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
   }
 
  private:
-  const std::vector<std::string>& ids_;
-  std::unordered_map<std::string, std::size_t> by_id_;
-  std::vector<std::size_t> sorted_;
+  const std::vector<std::string>* ids_;
+  std::vector<std::size_t> order_;
 };
 
 }  // namespace
@@ -103,14 +102,9 @@ LimitMonitor::LimitMonitor(std::vector<DesignLimit> limits)
 void LimitMonitor::open(const RunMetadata& /*metadata*/, const std::vector<ChannelInfo>& channels) {
   const std::map<std::string, std::size_t> offsets = channelOffsets(channels);
   std::map<std::string, const ChannelInfo*> by_name;
+  std::map<const ChannelInfo*, std::unique_ptr<EntityIndex>> indexes;  // built when first needed
   for (const ChannelInfo& c : channels)
     by_name.emplace(c.group + "/" + c.name, &c);
-  std::map<const ChannelInfo*, EntityIndex> indexes;  // made for the channels limits name
-  const auto indexOf = [&](const ChannelInfo& c) -> const EntityIndex& {
-    auto at = indexes.find(&c);
-    if (at == indexes.end()) at = indexes.emplace(&c, EntityIndex(c.entity_ids)).first;
-    return at->second;
-  };
   for (std::size_t i = 0; i < limits_.size(); ++i) {
     Resolved& resolved = resolved_[i];
     resolved.inputs.clear();
@@ -130,18 +124,24 @@ void LimitMonitor::open(const RunMetadata& /*metadata*/, const std::vector<Chann
       const std::size_t base = offsets.at(name);
       if (channel.entity_ids.empty()) {
         if (in.entities.empty() && in.prefix.empty()) r.offsets.push_back(base);
-      } else if (!in.prefix.empty()) {
-        for (const std::size_t k : indexOf(channel).withPrefix(in.prefix))
-          r.offsets.push_back(base + k);
       } else {
-        const EntityIndex& index = indexOf(channel);
-        for (const std::string& entity : in.entities) {
-          const std::size_t k = index.find(entity);
-          if (k == std::string::npos) {
-            r.offsets.clear();
-            break;
+        auto [slot, fresh] = indexes.try_emplace(&channel);
+        if (fresh) slot->second = std::make_unique<EntityIndex>(channel.entity_ids);
+        const EntityIndex& index = *slot->second;
+        if (!in.prefix.empty()) {
+          std::vector<std::size_t> columns;
+          index.withPrefix(in.prefix, columns);
+          for (const std::size_t k : columns)
+            r.offsets.push_back(base + k);
+        } else {
+          for (const std::string& entity : in.entities) {
+            const std::size_t k = index.find(entity);
+            if (k == std::string::npos) {
+              r.offsets.clear();
+              break;
+            }
+            r.offsets.push_back(base + k);
           }
-          r.offsets.push_back(base + k);
         }
       }
       if (r.offsets.empty()) checked = false;

@@ -13,6 +13,7 @@
 #include "racktwin/core/Recorder.hpp"
 #include "racktwin/core/StateArchive.hpp"
 #include "racktwin/core/Summary.hpp"
+#include "racktwin/core/ThreadPool.hpp"
 
 namespace racktwin::core {
 
@@ -432,8 +433,29 @@ void WorkloadExecutor::scanInputs(const SiteState& state) noexcept {
   inputs_valid_ = true;
 }
 
+void WorkloadExecutor::useThreads(ThreadPool& pool) {
+  pool_ = pool.size() > 1 && layout_.rack_count > kRackBlock ? &pool : nullptr;
+}
+
 void WorkloadExecutor::writeDemands(SiteState& state) noexcept {
-  for (std::size_t r = 0; r < layout_.rack_count; ++r) {
+  // A rack's demands depend on its own loads and inputs only: blocks of racks side by side.
+  const std::size_t racks = layout_.rack_count;
+  const auto block = [&](std::size_t b) {
+    const std::size_t end = std::min(racks, (b + 1) * kRackBlock);
+    for (std::size_t r = b * kRackBlock; r < end; ++r)
+      writeRack(r, state);
+  };
+  const std::size_t blocks = (racks + kRackBlock - 1) / kRackBlock;
+  if (pool_ != nullptr) {
+    pool_->forEach(blocks, block);
+  } else {
+    for (std::size_t b = 0; b < blocks; ++b)
+      block(b);
+  }
+}
+
+void WorkloadExecutor::writeRack(std::size_t r, SiteState& state) noexcept {
+  {
     const RackPower& p = rack_power_[r];
     const double busy = std::min(loads_.busy[r], 1.0);
     const double idle = 1.0 - busy;
@@ -449,7 +471,7 @@ void WorkloadExecutor::writeDemands(SiteState& state) noexcept {
       }
     }
     rack_inputs_changed_[r] = 0;
-    if (rack_chips_written_[r] != 0 && busy == rack_last_busy_[r]) continue;
+    if (rack_chips_written_[r] != 0 && busy == rack_last_busy_[r]) return;
     rack_chips_written_[r] = 1;
     rack_last_busy_[r] = busy;
     const double P_cpu = busy * p.cpu_P_busy + idle * p.cpu_P_idle;

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "racktwin/core/OutputDetail.hpp"
+#include "racktwin/core/ThreadPool.hpp"
 #include "racktwin/scenarios/OutputPlan.hpp"
 #include "racktwin/scenarios/Twin.hpp"
 #include "racktwin/viz/LiveFrames.hpp"
@@ -42,7 +43,7 @@ SimulationWorker::~SimulationWorker() = default;
 
 void SimulationWorker::open() {
   try {
-    twin_ = std::make_unique<scenarios::Twin>(site_);
+    twin_ = std::make_unique<scenarios::Twin>(site_, core::ThreadPool::defaultThreads());
     geometry_ = std::make_unique<viz::SiteGeometry>(viz::SiteGeometry::build(twin_->site()));
     live_ = std::make_unique<viz::LiveFrames>(*geometry_, twin_->layout());
     sink_ = std::make_unique<ForwardSink>(*live_);

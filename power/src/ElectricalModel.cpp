@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "RackBlocks.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Recorder.hpp"
 #include "racktwin/core/StateArchive.hpp"
@@ -309,98 +310,28 @@ void ElectricalModel::flushChipEnergy(std::size_t r, core::SiteState& state) noe
     state.switch_E_step[w] += state.switch_P[w] * held;
 }
 
+void ElectricalModel::useThreads(core::ThreadPool& pool) {
+  pool_ = pool.size() > 1 && layout_.rack_count > kRackBlock ? &pool : nullptr;
+}
+
 void ElectricalModel::solve(double dt, core::SiteState& state) {
+  // Step means (energy so far over time so far) are what a report integrates: at the last
+  // sub-step they equal the macro step's average, free of the aliasing of instantaneous samples.
+  const double elapsed = state.time + dt - state.step_start;
+  forEachRack([&](std::size_t r) { solveRack(r, dt, elapsed, state); });
+  // The site's sums in rack order, from the racks' own values.
   double site_P_ac = 0.0;
   double site_P_dc = 0.0;
   double site_P_loss = 0.0;
   double site_P_ac_mean = 0.0;
-  // Step means (energy so far over time so far) are what a report integrates: at the last
-  // sub-step they equal the macro step's average, free of the aliasing of instantaneous samples.
-  const double elapsed = state.time + dt - state.step_start;
   std::size_t gpus_off = 0;
-  const auto sameAs = [](const std::vector<double>& demand, const std::vector<double>& drawn,
-                         std::size_t begin, std::size_t end) {
-    return std::memcmp(demand.data() + begin, drawn.data() + begin, (end - begin) * sizeof(double))
-           == 0;
-  };
   for (std::size_t r = 0; r < layout_.rack_count; ++r) {
-    const bool powered = rack_live_shelves_[r] > 0;
-    if (!powered) gpus_off += layout_.rack_gpu_begin[r + 1] - layout_.rack_gpu_begin[r];
-    const std::size_t g0 = layout_.rack_gpu_begin[r], g1 = layout_.rack_gpu_begin[r + 1];
-    const std::size_t c0 = layout_.rack_cpu_begin[r], c1 = layout_.rack_cpu_begin[r + 1];
-    const std::size_t w0 = layout_.rack_switch_begin[r], w1 = layout_.rack_switch_begin[r + 1];
-    // Most sub-steps change no demand (phases last seconds, temperatures move once per macro
-    // step): comparing is cheaper than rewriting every chip's power and energy.
-    const bool unchanged =
-        rack_solved_shelves_[r] == rack_live_shelves_[r]
-        && (!powered
-            || (sameAs(state.gpu_P_demand, gpu_P_, g0, g1)
-                && sameAs(state.cpu_P_demand, state.cpu_P, c0, c1)
-                && sameAs(state.switch_P_demand, state.switch_P, w0, w1)
-                && state.rack_air_P_demand[r] + state.rack_fan_P[r] == rack_P_air_[r]));
-    if (!unchanged) {
-      flushRackEnergy(r, state);  // at the powers held until now
-      rack_solved_shelves_[r] = rack_live_shelves_[r];
-      rack_powered_[r] = powered ? 1 : 0;
-      state.rack_powered[r] = rack_powered_[r];
-      double P_dc = 0.0;
-      for (std::size_t g = g0; g < g1; ++g) {
-        const double P = powered ? state.gpu_P_demand[g] : 0.0;
-        state.gpu_P[g] = P;
-        gpu_P_[g] = P;
-        P_dc += P;
-      }
-      for (std::size_t c = c0; c < c1; ++c) {
-        const double P = powered ? state.cpu_P_demand[c] : 0.0;
-        state.cpu_P[c] = P;
-        P_dc += P;
-      }
-      for (std::size_t w = w0; w < w1; ++w) {
-        const double P = powered ? state.switch_P_demand[w] : 0.0;
-        state.switch_P[w] = P;
-        P_dc += P;
-      }
-      // The trays' air loads, and an air-cooled rack's server fans (cooling model).
-      const double P_air = powered ? state.rack_air_P_demand[r] + state.rack_fan_P[r] : 0.0;
-      rack_P_air_[r] = P_air;
-      P_dc += P_air;
-
-      double P_loss = 0.0;
-      const double P_shelf = powered ? P_dc / static_cast<double>(rack_live_shelves_[r]) : 0.0;
-      const PsuEfficiency& curve = curves_[r];
-      for (std::size_t s = rack_shelf_begin_[r]; s < rack_shelf_begin_[r + 1]; ++s) {
-        const std::uint32_t healthy = shelf_healthy_[s];
-        if (healthy == 0) {
-          shelf_P_out_[s] = 0.0;
-          continue;
-        }
-        shelf_P_out_[s] = P_shelf;
-        const double n = static_cast<double>(healthy);
-        P_loss += n * curve.loss(P_shelf / n);
-      }
-      const double P_ac = P_dc + P_loss;
-      state.rack_P_dc[r] = P_dc;
-      state.rack_P_ac[r] = P_ac;
-      state.rack_P_psu_loss[r] = P_loss;
-      rack_P_dc_[r] = P_dc;
-      rack_P_ac_[r] = P_ac;
-      rack_P_psu_loss_[r] = P_loss;
-      rack_psu_efficiency_[r] = P_ac > 0.0 ? P_dc / P_ac : 0.0;
-      rack_P_loss_[r] = P_loss;
-      rack_P_grid_dc_[r] = P_dc;
-      rack_feed_P_[2 * r] = P_ac;
-    }
-    rack_held_dt_[r] += dt;
-    rack_chips_held_dt_[r] += dt;
-    if (state.last_substep) flushRackEnergy(r, state);
-    const double P_dc = rack_P_dc_[r], P_ac = rack_P_ac_[r], P_loss = rack_P_psu_loss_[r];
-    state.rack_air_E_step[r] += (rack_P_air_[r] + P_loss) * dt;
-    state.rack_ac_E_step[r] += P_ac * dt;
-    rack_P_ac_mean_[r] = elapsed > 0.0 ? state.rack_ac_E_step[r] / elapsed : P_ac;
+    if (rack_live_shelves_[r] == 0)
+      gpus_off += layout_.rack_gpu_begin[r + 1] - layout_.rack_gpu_begin[r];
     site_P_ac_mean += rack_P_ac_mean_[r];
-    site_P_ac += P_ac;
-    site_P_dc += P_dc;
-    site_P_loss += P_loss;
+    site_P_ac += rack_P_ac_[r];
+    site_P_dc += rack_P_dc_[r];
+    site_P_loss += rack_P_psu_loss_[r];
   }
   const double P_fabric = bookFabric(dt, state);
   site_P_it_ = site_P_ac + P_fabric;
@@ -415,6 +346,86 @@ void ElectricalModel::solve(double dt, core::SiteState& state) {
     load_energy_.add(site_P_dc * dt);
   }
   recordSite(state.time, dt, site_P_it_, site_P_it_);
+}
+
+void ElectricalModel::solveRack(std::size_t r, double dt, double elapsed, core::SiteState& state) {
+  const auto sameAs = [](const std::vector<double>& demand, const std::vector<double>& drawn,
+                         std::size_t begin, std::size_t end) {
+    return std::memcmp(demand.data() + begin, drawn.data() + begin, (end - begin) * sizeof(double))
+           == 0;
+  };
+  const bool powered = rack_live_shelves_[r] > 0;
+  const std::size_t g0 = layout_.rack_gpu_begin[r], g1 = layout_.rack_gpu_begin[r + 1];
+  const std::size_t c0 = layout_.rack_cpu_begin[r], c1 = layout_.rack_cpu_begin[r + 1];
+  const std::size_t w0 = layout_.rack_switch_begin[r], w1 = layout_.rack_switch_begin[r + 1];
+  // Most sub-steps change no demand (phases last seconds, temperatures move once per macro
+  // step): comparing is cheaper than rewriting every chip's power and energy.
+  const bool unchanged =
+      rack_solved_shelves_[r] == rack_live_shelves_[r]
+      && (!powered
+          || (sameAs(state.gpu_P_demand, gpu_P_, g0, g1)
+              && sameAs(state.cpu_P_demand, state.cpu_P, c0, c1)
+              && sameAs(state.switch_P_demand, state.switch_P, w0, w1)
+              && state.rack_air_P_demand[r] + state.rack_fan_P[r] == rack_P_air_[r]));
+  if (!unchanged) {
+    flushRackEnergy(r, state);  // at the powers held until now
+    rack_solved_shelves_[r] = rack_live_shelves_[r];
+    rack_powered_[r] = powered ? 1 : 0;
+    state.rack_powered[r] = rack_powered_[r];
+    double P_dc = 0.0;
+    for (std::size_t g = g0; g < g1; ++g) {
+      const double P = powered ? state.gpu_P_demand[g] : 0.0;
+      state.gpu_P[g] = P;
+      gpu_P_[g] = P;
+      P_dc += P;
+    }
+    for (std::size_t c = c0; c < c1; ++c) {
+      const double P = powered ? state.cpu_P_demand[c] : 0.0;
+      state.cpu_P[c] = P;
+      P_dc += P;
+    }
+    for (std::size_t w = w0; w < w1; ++w) {
+      const double P = powered ? state.switch_P_demand[w] : 0.0;
+      state.switch_P[w] = P;
+      P_dc += P;
+    }
+    // The trays' air loads, and an air-cooled rack's server fans (cooling model).
+    const double P_air = powered ? state.rack_air_P_demand[r] + state.rack_fan_P[r] : 0.0;
+    rack_P_air_[r] = P_air;
+    P_dc += P_air;
+
+    double P_loss = 0.0;
+    const double P_shelf = powered ? P_dc / static_cast<double>(rack_live_shelves_[r]) : 0.0;
+    const PsuEfficiency& curve = curves_[r];
+    for (std::size_t s = rack_shelf_begin_[r]; s < rack_shelf_begin_[r + 1]; ++s) {
+      const std::uint32_t healthy = shelf_healthy_[s];
+      if (healthy == 0) {
+        shelf_P_out_[s] = 0.0;
+        continue;
+      }
+      shelf_P_out_[s] = P_shelf;
+      const double n = static_cast<double>(healthy);
+      P_loss += n * curve.loss(P_shelf / n);
+    }
+    const double P_ac = P_dc + P_loss;
+    state.rack_P_dc[r] = P_dc;
+    state.rack_P_ac[r] = P_ac;
+    state.rack_P_psu_loss[r] = P_loss;
+    rack_P_dc_[r] = P_dc;
+    rack_P_ac_[r] = P_ac;
+    rack_P_psu_loss_[r] = P_loss;
+    rack_psu_efficiency_[r] = P_ac > 0.0 ? P_dc / P_ac : 0.0;
+    rack_P_loss_[r] = P_loss;
+    rack_P_grid_dc_[r] = P_dc;
+    rack_feed_P_[2 * r] = P_ac;
+  }
+  rack_held_dt_[r] += dt;
+  rack_chips_held_dt_[r] += dt;
+  if (state.last_substep) flushRackEnergy(r, state);
+  const double P_ac = rack_P_ac_[r], P_loss = rack_P_psu_loss_[r];
+  state.rack_air_E_step[r] += (rack_P_air_[r] + P_loss) * dt;
+  state.rack_ac_E_step[r] += P_ac * dt;
+  rack_P_ac_mean_[r] = elapsed > 0.0 ? state.rack_ac_E_step[r] / elapsed : P_ac;
 }
 
 void ElectricalModel::publishGpuMeans(const core::SiteState& state, double dt) {

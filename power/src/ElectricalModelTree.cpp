@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "FastSum.hpp"
+#include "RackBlocks.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Recorder.hpp"
 #include "racktwin/core/Summary.hpp"
@@ -137,9 +138,7 @@ void ElectricalModel::computeRack(std::size_t r, double t, double dt,
   if (!k.powered) {
     for (std::size_t s = rack_shelf_begin_[r]; s < rack_shelf_begin_[r + 1]; ++s)
       shelf_P_out_[s] = 0.0;
-    dist_->setFeedLoad(r, kA, 0.0, 0.0);
-    dist_->setFeedLoad(r, kB, 0.0, 0.0);
-    return;
+    return;  // its feeds carry nothing (setFeedLoads)
   }
   const std::uint32_t c0 = layout_.rack_cpu_begin[r], c1 = layout_.rack_cpu_begin[r + 1];
   const std::uint32_t w0 = layout_.rack_switch_begin[r], w1 = layout_.rack_switch_begin[r + 1];
@@ -197,8 +196,17 @@ void ElectricalModel::computeRack(std::size_t r, double t, double dt,
   k.P_psu_loss = P_psu_loss;
   k.P_ac_a = P_ac_a;
   k.P_ac_b = P_ac_b;
-  dist_->setFeedLoad(r, kA, k.P_ac_a, rack_tan_phi_[r]);
-  dist_->setFeedLoad(r, kB, k.P_ac_b, rack_tan_phi_[r]);
+}
+
+void ElectricalModel::computeRacks(double t, double dt, const core::SiteState& state) {
+  forEachRack([&](std::size_t r) { computeRack(r, t, dt, state); });
+  // The tree's loads in rack order, after the racks (the tree is shared by them).
+  for (std::size_t r = 0; r < layout_.rack_count; ++r) {
+    const RackStep& k = rack_step_[r];
+    const double tan_phi = k.powered ? rack_tan_phi_[r] : 0.0;
+    dist_->setFeedLoad(r, kA, k.P_ac_a, tan_phi);
+    dist_->setFeedLoad(r, kB, k.P_ac_b, tan_phi);
+  }
 }
 
 void ElectricalModel::commitRack(std::size_t r, double t, double dt, core::SiteState& state,
@@ -336,13 +344,11 @@ void ElectricalModel::publishTreeViews() {
 void ElectricalModel::solveTree(double t, double dt, core::SiteState& state) {
   dist_->beginStep(t, dt);
   fabric_.setLoads(*dist_);
-  for (std::size_t r = 0; r < layout_.rack_count; ++r)
-    computeRack(r, t, dt, state);
+  computeRacks(t, dt, state);
   // A UPS that drops its load changes which feeds are live: recompute (each UPS drops once).
   for (std::size_t k = 0; !dist_->solve(t, dt); ++k) {
     RACKTWIN_ASSERT(k < dist_->upsCount(), "a UPS dropped its load twice in one step");
-    for (std::size_t r = 0; r < layout_.rack_count; ++r)
-      computeRack(r, t, dt, state);
+    computeRacks(t, dt, state);
   }
   StepSums sums;
   for (std::size_t r = 0; r < layout_.rack_count; ++r)

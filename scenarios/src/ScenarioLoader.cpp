@@ -1510,22 +1510,30 @@ core::RowHeaderSpec readHeaders(const MapReader& cdu) {
   return h;
 }
 
-/// The CDU's exchanger must be ratable at this site's coolant, set-point and facility water, as
-/// the cooling model rates it (CoolingBuild.cpp); else the model would refuse it with no line.
-void requireRatableExchanger(const MapReader& m, const core::CduSpec& c, DataLibrary& lib,
-                             const core::SiteSpec& site) {
+/// Why the CDU's exchanger cannot be rated at this site's coolant, its set-point and facility
+/// water at T_facility, as the cooling model rates it (CoolingBuild.cpp); nullopt when it can.
+std::optional<std::string> exchangerRatingProblem(const core::CduSpec& c, DataLibrary& lib,
+                                                  const core::SiteSpec& site, double T_facility) {
   const thermal::CoolantProperties secondary =
       thermal::Coolant::fromSpec(site.secondary_coolant).at(c.T_supply_set);
-  const thermal::CoolantProperties water = thermal::Coolant::water().at(site.facility.T_supply);
+  const thermal::CoolantProperties water = thermal::Coolant::water().at(T_facility);
   try {
     (void)thermal::CounterFlowHeatExchanger::fromRating(
         c.Q_flow_nominal, c.secondary_V_flow_nominal * secondary.rho * secondary.cp,
         c.facility_V_flow_nominal * water.rho * water.cp, c.approach_nominal);
   } catch (const std::invalid_argument& e) {
-    m.fail("type",
-           "CDU type '" + c.type + "' (" + lib.cduDataFile(c.type)
-               + "): rated_heat, approach and the nominal flows cannot be rated: " + e.what());
+    return "CDU type '" + c.type + "' (" + lib.cduDataFile(c.type)
+           + "): rated_heat, approach and the nominal flows cannot be rated: " + e.what();
   }
+  return std::nullopt;
+}
+
+/// The CDU's exchanger must be ratable at the site's facility water; else the model would refuse
+/// it with no line. (A loop with its own supply temperature checks its CDUs again.)
+void requireRatableExchanger(const MapReader& m, const core::CduSpec& c, DataLibrary& lib,
+                             const core::SiteSpec& site) {
+  if (const auto problem = exchangerRatingProblem(c, lib, site, site.facility.T_supply))
+    m.fail("type", *problem);
 }
 
 /// A liquid-to-air CDU's coil must be ratable with this site's coolant at its set-point.
@@ -2201,7 +2209,7 @@ void readWorkload(const MapReader& r, core::SiteSpec& site, IdRegistry& ids,
 
 /// `facility_water.loops[].cdus`, once the CDUs are read: every CDU that rejects its heat to
 /// facility water on exactly one loop, each loop serving at least one (in site order).
-void resolveFacilityLoops(core::SiteSpec& site, const FacilityOrigin& origin) {
+void resolveFacilityLoops(core::SiteSpec& site, const FacilityOrigin& origin, DataLibrary& lib) {
   std::vector<core::FacilityLoopSpec>& loops = site.facility.loops;
   if (loops.empty()) return;
   constexpr std::int64_t kNone = -1;
@@ -2270,6 +2278,14 @@ void resolveFacilityLoops(core::SiteSpec& site, const FacilityOrigin& origin) {
       throw core::InputError(o.where, o.key + ".cdus",
                              "facility loop '" + loops[l].id
                                  + "' serves no CDU that rejects its heat to facility water");
+    }
+    if (loops[l].T_supply > 0.0) {
+      // Its CDUs' exchangers are rated at its own supply temperature.
+      for (const std::uint32_t c : loops[l].cdus) {
+        if (const auto problem = exchangerRatingProblem(site.cdus[c], lib, site, loops[l].T_supply))
+          throw core::InputError(o.where, o.key + ".supply_temperature",
+                                 "CDU '" + site.cdus[c].id.str() + "': " + *problem);
+      }
     }
     if (loops[l].cdus.size() > 1 && !o.header_segment) {
       throw core::InputError(o.where, o.key + ".header_segment",
@@ -2558,7 +2574,7 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
 
   IdRegistry ids;
   site.cdus = readCdus(r, lib, ids, site.facility.modelled(), site);
-  resolveFacilityLoops(site, facility_origin);
+  resolveFacilityLoops(site, facility_origin, lib);
   if (site.facility.loop.present && site.cdus.size() > 1 && !facility_origin.header_segment) {
     throw core::InputError(facility_origin.loop_where, "facility_water.loop.header_segment",
                            "required key is missing: with " + std::to_string(site.cdus.size())

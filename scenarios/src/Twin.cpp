@@ -11,6 +11,7 @@
 #include "racktwin/core/FiniteCheck.hpp"
 #include "racktwin/core/LimitMonitor.hpp"
 #include "racktwin/core/StateArchive.hpp"
+#include "racktwin/core/ThreadPool.hpp"
 #include "racktwin/core/Version.hpp"
 #include "racktwin/core/WorkloadExecutor.hpp"
 #include "racktwin/power/ElectricalModel.hpp"
@@ -46,8 +47,9 @@ FacilityEnergy facilityEnergyOf(const core::Summary& summary) {
 }  // namespace
 
 struct Twin::Impl {
-  explicit Impl(core::SiteSpec spec)
-      : site(std::move(spec)),
+  Impl(core::SiteSpec spec, unsigned threads)
+      : pool(threads),
+        site(std::move(spec)),
         layout(core::SiteLayout::build(site)),
         workload(site, layout),
         electrical(site, layout),
@@ -60,6 +62,10 @@ struct Twin::Impl {
     engine.addFastModel(workload);
     engine.addFastModel(electrical);
     engine.addSlowModel(cooling);
+    // Each coupling field has one writer, and what a model reads some model writes.
+    core::checkCouplingOwnership(engine.models());
+    for (core::Model* model : engine.models())
+      model->useThreads(pool);
     for (const core::EventSpec& event : site.events)
       engine.schedule(event);
     for (core::Model* model : engine.models())
@@ -69,6 +75,7 @@ struct Twin::Impl {
     engine.setRecorder(&recorder);
   }
 
+  core::ThreadPool pool;  // first: the models' passes use it until they are destroyed
   core::SiteSpec site;
   core::SiteLayout layout;
   core::SiteState state;
@@ -90,7 +97,8 @@ struct Twin::Impl {
   core::LimitMonitor limits{core::designLimits(site)};  // every rating, checked at each record
 };
 
-Twin::Twin(core::SiteSpec site) : impl_(std::make_unique<Impl>(std::move(site))) {}
+Twin::Twin(core::SiteSpec site, unsigned threads)
+    : impl_(std::make_unique<Impl>(std::move(site), threads)) {}
 Twin::~Twin() = default;
 
 void Twin::addSink(core::RecorderSink& sink) {
@@ -263,6 +271,18 @@ const core::Recorder& Twin::recorder() const noexcept {
 }
 const core::LimitMonitor& Twin::limits() const noexcept {
   return impl_->limits;
+}
+
+void Twin::watchCouplingWrites() noexcept {
+  impl_->engine.watchCouplingWrites();
+}
+
+const std::vector<std::string>& Twin::undeclaredCouplingWrites() const noexcept {
+  return impl_->engine.undeclaredWrites();
+}
+
+unsigned Twin::threads() const noexcept {
+  return impl_->pool.size();
 }
 
 }  // namespace racktwin::scenarios

@@ -171,15 +171,16 @@ void CoolingModel::Impl::publishUnits() {
 void CoolingModel::Impl::publish(core::SiteState& state, double dt, bool all) {
   chips.publish(state, now, dt, all);
   if (!attached.empty()) attached.publish(loops);
-  std::size_t tray = 0;
-  for (const CoolantLoop& loop : loops) {
+  forEachLoop([&](std::size_t l) {  // each loop's trays: its own slice of the views
+    const CoolantLoop& loop = loops[l];
     const std::span<const double> V = loop.solver->V_flow();
+    std::size_t tray = loop_tray_begin[l];
     for (std::size_t k = 0; k < loop.tray_links.size(); ++k, ++tray) {
       tray_V_flow[tray] = V[loop.tray_links[k]];
       const cooling::Link& ret = loop.links[loop.tray_return_links[k]];
       tray_T_out[tray] = cells.T[ret.cell_end - 1];
     }
-  }
+  });
   for (std::size_t c = 0; c < units.size(); ++c) {
     const CduUnit& unit = units[c];
     cdu_T_supply[c] = unit.T_supply;
@@ -229,6 +230,73 @@ void CoolingModel::Impl::publish(core::SiteState& state, double dt, bool all) {
 CoolingModel::CoolingModel(const core::SiteSpec& site, const core::SiteLayout& layout)
     : impl_(std::make_unique<Impl>()) {
   impl_->build(site, layout);
+  impl_->checkPartitions();
+  impl_->loop_audits.assign(impl_->loops.size(), cooling::EnergyAudit{});
+  impl_->loop_solves.assign(impl_->loops.size(), 0);
+  impl_->loop_tray_begin.assign(impl_->loops.size(), 0);
+  for (std::size_t l = 1; l < impl_->loops.size(); ++l)
+    impl_->loop_tray_begin[l] = impl_->loop_tray_begin[l - 1] + impl_->loops[l - 1].tray_links.size();
+  impl_->loop_iterations_max.assign(impl_->loops.size(), 0);
+}
+
+void CoolingModel::useThreads(core::ThreadPool& pool) {
+  impl_->pool = pool.size() > 1 && impl_->loops.size() > 1 ? &pool : nullptr;
+  impl_->chips.useThreads(pool.size() > 1 ? &pool : nullptr);
+}
+
+void CoolingModel::Impl::mergeLoopRecords() {
+  for (std::size_t l = 0; l < loops.size(); ++l) {
+    audit.merge(loop_audits[l]);
+    loop_audits[l] = cooling::EnergyAudit{};
+    hydraulic_solves += loop_solves[l];
+    hydraulic_iterations_max = std::max(hydraulic_iterations_max, loop_iterations_max[l]);
+    loop_solves[l] = loop_iterations_max[l] = 0;
+  }
+}
+
+void CoolingModel::Impl::checkPartitions() const {
+  // Every cell, die, heat coupling and CDU a loop writes while the loops run side by side (its
+  // sweep, its exchangers, its audit) must belong to that loop alone.
+  constexpr std::uint32_t kFree = ~std::uint32_t{0};
+  std::vector<std::uint32_t> cell_owner(cells.C.size(), kFree), die_owner(chips.dies.size(), kFree),
+      coupling_owner(couplings.size(), kFree), unit_owner(units.size(), kFree),
+      rack_owner(rack_V_flow.size(), kFree);
+  const auto claim = [](std::vector<std::uint32_t>& owner, std::size_t k, std::uint32_t l,
+                        const char* what, const CoolantLoop& loop) {
+    if (k < owner.size() && (owner[k] == kFree || owner[k] == l)) {
+      owner[k] = l;
+      return;
+    }
+    throw core::RuntimeError(
+        "cooling model: the coolant loop of " + loop.name + " writes " + what + " "
+        + std::to_string(k)
+        + (k < owner.size() ? ", which another loop writes" : ", which does not exist")
+        + ": the loops cannot run side by side");
+  };
+  for (std::uint32_t l = 0; l < loops.size(); ++l) {
+    const CoolantLoop& loop = loops[l];
+    for (std::uint32_t c = loop.cell_begin; c < loop.cell_end; ++c)
+      claim(cell_owner, c, l, "cell", loop);
+    for (std::uint32_t d = loop.die_begin; d < loop.die_end; ++d)
+      claim(die_owner, d, l, "die", loop);
+    for (const cooling::Link& link : loop.links) {
+      for (std::uint32_t c = link.cell_begin; c < link.cell_end; ++c)
+        claim(cell_owner, c, l, "cell", loop);
+      if (link.coupling >= 0)
+        claim(coupling_owner, static_cast<std::size_t>(link.coupling), l, "heat coupling", loop);
+    }
+    for (const std::uint32_t u : loop.units) {
+      claim(unit_owner, u, l, "CDU", loop);
+      claim(coupling_owner, units[u].hx_coupling, l, "heat coupling", loop);
+      claim(coupling_owner, units[u].pump_coupling, l, "heat coupling", loop);
+    }
+    for (const std::uint32_t r : loop.racks)  // its hydraulic solves write the racks' views
+      claim(rack_owner, r, l, "the flow and pressure views of rack", loop);
+  }
+  for (std::uint32_t d = 0; d < chips.air_begin; ++d)
+    if (die_owner[d] != chips.dies[d].loop)
+      throw core::RuntimeError("cooling model: " + chips.describe(d)
+                               + " lies outside the dies of its coolant loop");
 }
 
 CoolingModel::~CoolingModel() = default;
@@ -286,7 +354,6 @@ void CoolingModel::advance(double t, double dt, core::SiteState& state) {
   // macro steps are therefore cycled in sub-steps of at most the control step (2 s by default).
   const int cycles = std::max(1, static_cast<int>(std::ceil(dt / m.control_step - 1e-9)));
   const double h = dt / cycles;
-  cooling::LoopContext ctx = m.context();
   // Several cycles (or a facility loop that sub-cycles): the mean records are averaged.
   const bool averaged = cycles > 1 || (!m.facilities.empty() && h > FacilityLoop::kControlStep);
   const auto totals = [&](std::size_t i) {
@@ -301,8 +368,11 @@ void CoolingModel::advance(double t, double dt, core::SiteState& state) {
   }
   for (int k = 0; k < cycles; ++k) {
     const double t_k = t + k * h;
-    for (auto& loop : m.loops)
-      loop.updateHydraulics(ctx, t_k);
+    m.forEachLoop([&](std::size_t l) {
+      cooling::LoopContext own = m.context(l);
+      m.loops[l].updateHydraulics(own, t_k);
+    });
+    m.mergeLoopRecords();
     m.cycle(t_k, h, Q_air);
     if (averaged) {
       m.publishUnits();
@@ -347,7 +417,6 @@ void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
     unit.controlValve(h, plant);
     if (unit.controlPump(h, loops[unit.loop].rack_dp_min)) solveHydraulics(loops[unit.loop]);
   }
-  cooling::LoopContext ctx = context();
   // Each rack's air heat of the cycle: its trays' loads and losses, and its air-cooled chips.
   std::copy(rack_air_P_step.begin(), rack_air_P_step.end(), rack_air_P.begin());
   if (chips.hasAirCooled()) {
@@ -360,21 +429,26 @@ void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
     const double T_facility = units.empty() ? 0.0 : units.front().T_facility_supply;
     rack_exchangers.prepare(rack_air_P, room.spec.T_supply_air, T_facility, loops, couplings);
   }
-  for (CoolantLoop& loop : loops) {
-    // The facility side of every exchanger for this step, then the sweep.
+  // The loops side by side (Partitions, CoolingModelImpl.hpp): each reads the facility side
+  // and the room as they stand and writes only what it owns.
+  const auto sweepLoop = [&](std::size_t l) {
+    CoolantLoop& loop = loops[l];
+    cooling::LoopContext own = context(l);
+    // The facility side of every exchanger for this step, then the sweep and its audit.
     for (const std::uint32_t u : loop.units) {
       CduUnit& unit = units[u];
       unit.prepareExchanger(plant, loop.C_link[unit.hx_link], room.T, couplings[unit.hx_coupling]);
     }
-    loop.sweep(ctx, h);
+    loop.sweep(own, h);
     for (const std::uint32_t u : loop.units) {
       CduUnit& unit = units[u];
       unit.takeSweep(couplings[unit.hx_coupling], loop.node_T[unit.supply],
                      loop.node_T[unit.suction], plant);
     }
-  }
-  for (std::uint32_t l = 0; l < loops.size(); ++l)
-    loops[l].audit(ctx, l, t_start + h, h);
+    loop.audit(own, static_cast<std::uint32_t>(l), t_start + h, h);
+  };
+  forEachLoop(sweepLoop);
+  mergeLoopRecords();
   double Q_water = 0.0;  // into facility water through the CDU exchangers
   for (const CduUnit& unit : units) {
     Q_in += unit.pump_P_electric;  // hydraulic part into the coolant, motor loss into the room

@@ -26,6 +26,7 @@
 #include "cooling/RoomAir.hpp"
 #include "racktwin/core/SiteSpec.hpp"
 #include "racktwin/core/SiteState.hpp"
+#include "racktwin/core/ThreadPool.hpp"
 #include "racktwin/thermal/ChilledWaterPlant.hpp"
 #include "racktwin/thermal/CoolingModel.hpp"
 #include "racktwin/thermal/FacilityLoop.hpp"
@@ -59,6 +60,28 @@ struct CoolingModel::Impl {
   void controlServerFans(core::SiteState& state, double dt);
   cooling::EnergyLedger ledger;
   cooling::EnergyAudit audit;
+  // Partitions: within a thermal cycle the coolant loops are independent. A loop owns its cells
+  // [cell_begin, cell_end), its dies [die_begin, die_end), its links' couplings and its CDUs
+  // (checked when the model is built, checkPartitions), so the loops sweep and audit side by
+  // side on the run's threads; each records its audit here, merged into `audit` in loop order.
+  core::ThreadPool* pool = nullptr;
+  std::vector<cooling::EnergyAudit> loop_audits;
+  std::vector<int> loop_solves, loop_iterations_max;  // a pass's hydraulic solves, per loop
+  std::vector<std::size_t> loop_tray_begin;           // each loop's first tray in the views
+  /// body(l) for every loop, side by side on the pool when there is one.
+  template <class Body>
+  void forEachLoop(Body&& body) {
+    if (pool != nullptr) {
+      pool->forEach(loops.size(), body);
+    } else {
+      for (std::size_t l = 0; l < loops.size(); ++l)
+        body(l);
+    }
+  }
+  /// Adds the loops' audit records and solve counts of a pass to the model's, in loop order.
+  void mergeLoopRecords();
+  /// Throws core::RuntimeError when two loops would write the same cell, die, coupling or CDU.
+  void checkPartitions() const;
 
   // ---- Facility water: modelled loops, one per hall (each its plant, pumps, valves and mains),
   // or a boundary condition (a fixed supply temperature and dp across each CDU,
@@ -121,16 +144,24 @@ struct CoolingModel::Impl {
   const core::SiteSpec* site_spec = nullptr;  // outlives the model (the Twin holds it)
 
   /// The parts a loop works on.
-  cooling::LoopContext context() {
+  cooling::LoopContext context() { return context(audit); }
+  /// The same, with the audit record and solve counts of one loop (a pass of loops side by side).
+  cooling::LoopContext context(std::size_t l) {
+    return context(loop_audits[l], loop_solves[l], loop_iterations_max[l]);
+  }
+  cooling::LoopContext context(cooling::EnergyAudit& record) {
+    return context(record, hydraulic_solves, hydraulic_iterations_max);
+  }
+  cooling::LoopContext context(cooling::EnergyAudit& record, int& solves, int& iterations_max) {
     return cooling::LoopContext{cells,
                                 chips,
                                 units,
                                 couplings,
-                                audit,
+                                record,
                                 rack_dp_available,
                                 rack_V_flow,
-                                hydraulic_solves,
-                                hydraulic_iterations_max,
+                                solves,
+                                iterations_max,
                                 general_sweep_only,
                                 plate_heat_error};
   }

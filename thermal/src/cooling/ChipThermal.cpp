@@ -5,6 +5,7 @@
 
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/StateArchive.hpp"
+#include "racktwin/core/ThreadPool.hpp"
 #include "racktwin/core/Units.hpp"
 
 namespace racktwin::thermal::cooling {
@@ -67,6 +68,10 @@ void ChipThermal::finishBuild(const core::SiteLayout& layout) {
   }
   for (auto* v : {&T, &T_old, &alpha, &P, &R, &T_junction, &g, &inv, &store})
     v->assign(n_dies, 0.0);
+  const std::size_t chips = std::max({layout.gpu_count, layout.cpu_count, layout.switch_count});
+  blocks_.assign((chips + kChipBlock - 1) / kChipBlock, BlockResult{});
+  correction_.assign(layout.gpu_count, 0.0);
+  crossing_.assign(layout.gpu_count, 0);
   gpu_T_j.assign(layout.gpu_count, 0.0);
   gpu_T_j_peak.assign(layout.gpu_count, 0.0);
   gpu_V_flow.assign(layout.gpu_count, 0.0);
@@ -87,16 +92,20 @@ void ChipThermal::resetMetrics() {
 }
 
 void ChipThermal::takeStepPower(const core::SiteState& state, double dt) {
-  // Heat of the step: the fast models' energies averaged over the macro step.
-  const auto stepPower = [&](const std::vector<std::uint32_t>& die_of,
-                             const std::vector<double>& E) {
-    for (std::size_t chip = 0; chip < die_of.size(); ++chip) {
+  // Heat of the step: the fast models' energies averaged over the macro step, block by block.
+  const auto stepPower = [&](const std::vector<std::uint32_t>& die_of, const std::vector<double>& E,
+                             std::size_t block) {
+    const std::size_t end = std::min(die_of.size(), (block + 1) * kChipBlock);
+    for (std::size_t chip = block * kChipBlock; chip < end; ++chip) {
       if (die_of[chip] != kNoDie) P[die_of[chip]] = E[chip] / dt;
     }
   };
-  stepPower(gpu_die, state.gpu_E_step);
-  stepPower(cpu_die, state.cpu_E_step);
-  stepPower(switch_die, state.switch_E_step);
+  forEachBlock(std::max({gpu_die.size(), cpu_die.size(), switch_die.size()}),
+               [&](std::size_t block) {
+                 stepPower(gpu_die, state.gpu_E_step, block);
+                 stepPower(cpu_die, state.cpu_E_step, block);
+                 stepPower(switch_die, state.switch_E_step, block);
+               });
 }
 
 namespace {
@@ -111,8 +120,61 @@ double locateCrossing(double t_begin, double dt, double T_before, double T_after
 }  // namespace
 
 void ChipThermal::publish(core::SiteState& state, double now, double dt, bool all) {
-  for (std::size_t d = 0; d < dies.size(); ++d)
-    T_junction[d] = T[d] + P[d] * R_jc[d];
+  forEachBlock(dies.size(), [&](std::size_t block) {
+    const std::size_t end = std::min(dies.size(), (block + 1) * kChipBlock);
+    for (std::size_t d = block * kChipBlock; d < end; ++d)
+      T_junction[d] = T[d] + P[d] * R_jc[d];
+  });
+  // The GPUs block by block; each block's counts and extremes in its own slot, combined below in
+  // block order. The located crossings' corrections are kept per GPU and summed in GPU order, so
+  // the sums do not depend on the blocks or the threads.
+  const double t_begin = now - dt;
+  forEachBlock(std::max({gpu_die.size(), cpu_die.size(), switch_die.size()}),
+               [&](std::size_t block) {
+                 publishGpus(state, block, t_begin, dt, all);
+                 const double* T_j_die = T_junction.data();
+                 const std::size_t c_end = std::min(cpu_die.size(), (block + 1) * kChipBlock);
+                 for (std::size_t c = block * kChipBlock; c < c_end; ++c) {
+                   if (cpu_die[c] != kNoDie) cpu_T_j[c] = T_j_die[cpu_die[c]];
+                 }
+                 const std::size_t w_end = std::min(switch_die.size(), (block + 1) * kChipBlock);
+                 for (std::size_t w = block * kChipBlock; w < w_end; ++w) {
+                   if (switch_die[w] != kNoDie) switch_T_j[w] = T_j_die[switch_die[w]];
+                 }
+               });
+  double T_max = max_gpu_T_;
+  std::size_t throttled_count = 0;
+  double first_throttle = kNever;     // earliest located slowdown start of this step
+  double throttled_correction = 0.0;  // GPU-s: located crossings against whole steps
+  for (std::size_t block = 0; block < blocks_.size(); ++block) {
+    BlockResult& b = blocks_[block];
+    T_max = std::max(T_max, b.T_max);
+    throttled_count += b.throttled;
+    gpus_shut_down_ += b.shut_down;
+    first_throttle = std::min(first_throttle, b.first_throttle);
+    if (b.crossings) {
+      const std::size_t end = std::min(gpu_die.size(), (block + 1) * kChipBlock);
+      for (std::size_t gpu = block * kChipBlock; gpu < end; ++gpu) {
+        if (crossing_[gpu] != 0) {
+          throttled_correction += correction_[gpu];
+          crossing_[gpu] = 0;
+        }
+      }
+    }
+    b = BlockResult{};
+  }
+  max_gpu_T_ = T_max;
+  throttled_gpu_seconds_ += dt * static_cast<double>(throttled_count) + throttled_correction;
+  if (throttled_count > 0 && now >= first_fault_time_ && first_throttle_after_fault_ == kNever) {
+    // GPUs already slowed when the fault came are counted by noteFault; otherwise one crossed
+    // in this step.
+    first_throttle_after_fault_ =
+        std::max(first_fault_time_, first_throttle != kNever ? first_throttle : t_begin);
+  }
+}
+
+void ChipThermal::publishGpus(core::SiteState& state, std::size_t block, double t_begin, double dt,
+                              bool all) {
   // Plain pointers and local sums: the byte-wide state flags may alias anything, and member
   // accesses in the loop would be reloaded after every store.
   const double* T_j_die = T_junction.data();
@@ -127,16 +189,13 @@ void ChipThermal::publish(core::SiteState& state, double now, double dt, bool al
   const double* P_step_max = state.gpu_P_step_max.data();
   std::uint8_t* throttled = state.gpu_throttled.data();
   std::uint8_t* shutdown = state.gpu_shutdown.data();
-  double T_max = max_gpu_T_;
-  std::size_t throttled_count = 0;
+  BlockResult result;
+  result.T_max = 0.0;
   // Crossings are located inside the step: the junction temperature is taken as linear between
   // the last step's value and this one's, so the throttle time and the throttled GPU-seconds do
   // not round to the step (a 5 s step would otherwise add up to 5 s to a ride-through).
-  const double t_begin = now - dt;
-  double first_throttle = kNever;     // earliest located slowdown start of this step
-  double throttled_correction = 0.0;  // GPU-s: located crossings against whole steps
-  const std::size_t n_gpus = gpu_die.size();
-  for (std::size_t gpu = 0; gpu < n_gpus; ++gpu) {
+  const std::size_t n_gpus = std::min(gpu_die.size(), (block + 1) * kChipBlock);
+  for (std::size_t gpu = block * kChipBlock; gpu < n_gpus; ++gpu) {
     const std::uint32_t d = die_of[gpu];
     if (d == kNoDie) continue;
     const core::ChipSpec& spec = *die[d].spec;
@@ -150,7 +209,7 @@ void ChipThermal::publish(core::SiteState& state, double now, double dt, bool al
     const double T_j = T_case[d] + P_peak * R_jc_die[d];
     const double T_j_before = T_peak[gpu];
     T_peak[gpu] = T_j;
-    T_max = std::max(T_max, T_j);
+    result.T_max = std::max(result.T_max, T_j);
     // Slowdown with hysteresis; thermal shutdown latches (the GPU stops computing and drawing
     // power for the run).
     const std::uint8_t throttled_before = throttled[gpu], shutdown_before = shutdown[gpu];
@@ -158,22 +217,21 @@ void ChipThermal::publish(core::SiteState& state, double now, double dt, bool al
     if (T_j > spec.T_slowdown) now_throttled = 1;
     if (T_j < spec.T_slowdown_release) now_throttled = 0;
     const std::uint8_t now_shutdown = shutdown_before != 0 || T_j > spec.T_shutdown ? 1 : 0;
-    throttled_count += now_throttled;
+    result.throttled += now_throttled;
     // The states change rarely: they and what follows from them are written only when they do.
     if (all || now_throttled != throttled_before || now_shutdown != shutdown_before) {
       if (!all && now_throttled != throttled_before && dt > 0.0) {
         const double threshold = now_throttled != 0 ? spec.T_slowdown : spec.T_slowdown_release;
         const double t_cross = locateCrossing(t_begin, dt, T_j_before, T_j, threshold);
-        if (now_throttled != 0) {
-          first_throttle = std::min(first_throttle, t_cross);
-          throttled_correction -= t_cross - t_begin;  // slowed from t_cross, not all step
-        } else {
-          throttled_correction += t_cross - t_begin;  // still slowed until t_cross
-        }
+        // Slowed from t_cross, not all step; or still slowed until t_cross.
+        correction_[gpu] = now_throttled != 0 ? -(t_cross - t_begin) : t_cross - t_begin;
+        crossing_[gpu] = 1;
+        result.crossings = true;
+        if (now_throttled != 0) result.first_throttle = std::min(result.first_throttle, t_cross);
       }
       throttled[gpu] = now_throttled;
       shutdown[gpu] = now_shutdown;
-      if (now_shutdown != shutdown_before) ++gpus_shut_down_;
+      if (now_shutdown != shutdown_before) ++result.shut_down;
       // Clocks follow power as P ~ f^3, so speed = fraction^(1/3).
       state.gpu_speed[gpu] = now_shutdown != 0    ? 0.0
                              : now_throttled != 0 ? std::cbrt(spec.throttled_power_fraction)
@@ -182,19 +240,17 @@ void ChipThermal::publish(core::SiteState& state, double now, double dt, bool al
       gpu_shutdown_record[gpu] = now_shutdown;
     }
   }
-  max_gpu_T_ = T_max;
-  throttled_gpu_seconds_ += dt * static_cast<double>(throttled_count) + throttled_correction;
-  if (throttled_count > 0 && now >= first_fault_time_ && first_throttle_after_fault_ == kNever) {
-    // GPUs already slowed when the fault came are counted by noteFault; otherwise one crossed
-    // in this step.
-    first_throttle_after_fault_ =
-        std::max(first_fault_time_, first_throttle != kNever ? first_throttle : t_begin);
-  }
-  for (std::size_t c = 0; c < cpu_die.size(); ++c) {
-    if (cpu_die[c] != kNoDie) cpu_T_j[c] = T_j_die[cpu_die[c]];
-  }
-  for (std::size_t w = 0; w < switch_die.size(); ++w) {
-    if (switch_die[w] != kNoDie) switch_T_j[w] = T_j_die[switch_die[w]];
+  blocks_[block] = result;
+}
+
+template <class Body>
+void ChipThermal::forEachBlock(std::size_t count, Body&& body) {
+  const std::size_t blocks = (count + kChipBlock - 1) / kChipBlock;
+  if (pool_ != nullptr) {
+    pool_->forEach(blocks, body);
+  } else {
+    for (std::size_t b = 0; b < blocks; ++b)
+      body(b);
   }
 }
 

@@ -17,7 +17,8 @@
 
 namespace racktwin::core {
 class StateArchive;
-}
+class ThreadPool;
+}  // namespace racktwin::core
 
 namespace racktwin::thermal::cooling {
 
@@ -54,6 +55,8 @@ class ChipThermal {
   /// `all` rewrites what follows from unchanged states too (initialisation). `now` is the end of
   /// the step of length dt.
   void publish(core::SiteState& state, double now, double dt, bool all);
+  /// Runs takeStepPower and publish over blocks of chips on these threads (null: serially).
+  void useThreads(core::ThreadPool* pool) noexcept { pool_ = pool; }
   /// A cooling fault at `time`: the ride-through is measured from the first one.
   void noteFault(double time, const core::SiteState& state);
   /// Adds the heat stored in the dies above 0 degC (J) to E, die by die (the model's sums keep
@@ -102,6 +105,23 @@ class ChipThermal {
   std::vector<double> gpu_V_flow;    // m3/s through each GPU's cold plate (after each solve)
 
  private:
+  // Chips are published in blocks of this many (a fixed size, so sums over blocks do not depend
+  // on the number of threads); each block's counts and extremes go to its slot.
+  static constexpr std::size_t kChipBlock = 4096;
+  struct BlockResult {
+    double T_max = 0.0;
+    std::size_t throttled = 0;
+    int shut_down = 0;
+    double first_throttle = kNever;
+    bool crossings = false;
+  };
+  template <class Body>
+  void forEachBlock(std::size_t count, Body&& body);
+  void publishGpus(core::SiteState& state, std::size_t block, double t_begin, double dt, bool all);
+  std::vector<BlockResult> blocks_;
+  std::vector<double> correction_;      // GPU-s of a located crossing in this step, per GPU
+  std::vector<std::uint8_t> crossing_;  // 1 where correction_ holds one
+  core::ThreadPool* pool_ = nullptr;
   const core::SiteLayout* layout_ = nullptr;
   double max_gpu_T_ = 0.0, throttled_gpu_seconds_ = 0.0;
   int gpus_shut_down_ = 0;

@@ -36,6 +36,20 @@ struct EnergyAudit {
     if (!passes(relative)) fail(residual, scale, relative, t_end, loop_name, where());
   }
 
+  /// Adds the checks of another record (one loop's, of a cycle the loops ran side by side): its
+  /// worst replaces this one's only when larger, as if its checks had been recorded here after
+  /// this one's, so merging the loops' records in loop order gives the serial result.
+  void merge(const EnergyAudit& other) noexcept {
+    checks += other.checks;
+    if (!(other.worst <= worst)) {
+      worst = other.worst;
+      worst_time = other.worst_time;
+      worst_loop = other.worst_loop;
+      worst_check = other.worst_check;
+      worst_component = other.worst_component;
+    }
+  }
+
   static double relativeResidual(double residual, double scale, double roundoff);
   static bool passes(double relative);  // false for NaN
   [[noreturn]] static void fail(double residual, double scale, double relative, double t_end,

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "racktwin/core/Model.hpp"
@@ -64,8 +65,18 @@ class Engine {
   double longestStep() const noexcept { return longest_step_; }
   /// The models in the order they run (fast, then slow).
   const std::vector<Model*>& models() const noexcept { return all_; }
+  /// Checks from now on, around every call of a model (initialise, events, steps), that it
+  /// changed only the coupling fields it declares it writes (a fingerprint of every field before
+  /// and after: O(state) per call, for tests). What it finds is kept in undeclaredWrites().
+  void watchCouplingWrites() noexcept { watch_ = true; }
+  const std::vector<std::string>& undeclaredWrites() const noexcept { return undeclared_; }
 
  private:
+  bool watch_ = false;
+  std::vector<std::string> undeclared_;
+  /// call() on the model, under watchCouplingWrites when it is on.
+  template <class Call>
+  void watched(const Model& model, Call&& call);
   /// Applies the events due at the step's start; returns whether any was.
   bool applyDueEvents();
   bool eventDue() const noexcept;

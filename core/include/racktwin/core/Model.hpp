@@ -3,6 +3,7 @@
 // co-simulation participant: initialize, advance(dt) many times, finalize.
 #include <string_view>
 
+#include "racktwin/core/CouplingFields.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/SiteSpec.hpp"
 #include "racktwin/core/SiteState.hpp"
@@ -12,12 +13,17 @@ namespace racktwin::core {
 class Recorder;
 class StateArchive;
 class Summary;
+class ThreadPool;
 
 class Model {
  public:
   virtual ~Model() = default;
 
   virtual std::string_view name() const = 0;
+  /// The SiteState fields this model writes and reads (CouplingFields.hpp): a twin checks that
+  /// each field has one writer and every field read has one. The default declares nothing, which
+  /// a twin refuses.
+  virtual CouplingFields couplingFields() const { return {}; }
   /// Sets the initial state and the coupling fields this model owns.
   virtual void initialize(SiteState& state) = 0;
   /// Advances from `t` to `t + dt`. @pre dt > 0
@@ -27,6 +33,9 @@ class Model {
   /// Registers the recorder channels this model offers (pointers must stay valid for the run).
   virtual void declareChannels(Recorder& /*recorder*/) {}
   virtual void finalize(SiteState& /*state*/) {}
+  /// The run's threads for the model's data-parallel passes (ThreadPool.hpp); a model without
+  /// such passes ignores them. Results are the same for any number of threads.
+  virtual void useThreads(ThreadPool& /*pool*/) {}
   /// Adds this model's run metrics.
   virtual void summarise(Summary& /*summary*/) const {}
   /// Saves or restores every value of this model that a run changes (StateArchive.hpp), for the

@@ -110,6 +110,14 @@ class WorkloadExecutor final : public Model {
   WorkloadExecutor(const SiteSpec& site, const SiteLayout& layout);
 
   std::string_view name() const override { return "workload"; }
+  /// Writes the chips' and trays' demands; reads the GPUs' thermal state and the racks' power.
+  CouplingFields couplingFields() const override {
+    using F = CouplingField;
+    return CouplingFields::of(
+        {F::GpuPowerDemand, F::CpuPowerDemand, F::SwitchPowerDemand, F::RackAirDemand},
+        {F::GpuJunction, F::GpuThrottled, F::GpuSpeed, F::GpuShutdown, F::RackPowered,
+         F::RackGpuPowerLimit});
+  }
   /// Resets the jobs and writes the demands for the instant state.time (and the constant
   /// rack air loads).
   void initialize(SiteState& state) override;
@@ -119,6 +127,8 @@ class WorkloadExecutor final : public Model {
   /// PauseJob and ResumeJob of training jobs (the workload mix during a run).
   bool applyEvent(const EventSpec& event, SiteState& state) override;
   void visitState(StateArchive& archive, const SiteState& state) override;
+  /// The racks' demands are written on these threads, in blocks of racks.
+  void useThreads(ThreadPool& pool) override;
 
   /// Every job of every kind, in the order they are stepped.
   std::size_t workloadJobCount() const noexcept { return jobs_.size(); }
@@ -199,6 +209,9 @@ class WorkloadExecutor final : public Model {
                         SiteState& state) noexcept;
   /// Turns the per-rack loads of the sub-step into average demands, writing only what changed.
   void writeDemands(SiteState& state) noexcept;
+  void writeRack(std::size_t r, SiteState& state) noexcept;
+  static constexpr std::size_t kRackBlock = 32;  // racks per task (fixed: results per rack)
+  ThreadPool* pool_ = nullptr;
 
   const SiteLayout& layout_;
   JobPlacement placement_;

@@ -50,6 +50,18 @@ class ElectricalModel final : public core::Model {
   ~ElectricalModel() override;
 
   std::string_view name() const override { return "electrical"; }
+  /// Writes what the chips draw and its energies, the racks' powers, losses and limits; reads
+  /// the demands and an air-cooled rack's server fans.
+  core::CouplingFields couplingFields() const override {
+    using F = core::CouplingField;
+    return core::CouplingFields::of(
+        {F::GpuPower, F::GpuEnergyStep, F::GpuPowerStepMax, F::CpuPower, F::CpuEnergyStep,
+         F::SwitchPower, F::SwitchEnergyStep, F::RackPowerDc, F::RackPowerAc, F::RackPsuLoss,
+         F::RackAirEnergyStep, F::RackAcEnergyStep, F::HallAirEnergyStep, F::RackGpuPowerLimit,
+         F::RackPowered},
+        {F::GpuPowerDemand, F::CpuPowerDemand, F::SwitchPowerDemand, F::RackAirDemand,
+         F::RackFanPower});
+  }
   /// Computes the instantaneous powers from the current demands (no energy is accumulated).
   void initialize(core::SiteState& state) override;
   void advance(double t, double dt, core::SiteState& state) override;
@@ -128,8 +140,20 @@ class ElectricalModel final : public core::Model {
   std::vector<std::string> eventLog() const;
 
   void visitState(core::StateArchive& archive, const core::SiteState& state) override;
+  /// The racks' powers and losses are computed on these threads, in blocks of racks.
+  void useThreads(core::ThreadPool& pool) override;
 
  private:
+  // Racks are computed in blocks of this many (a fixed size: the work of a block does not depend
+  // on the number of threads; a rack's computation writes only that rack's values and its chips'
+  // state, and the site's sums are added afterwards in rack order).
+  static constexpr std::size_t kRackBlock = 32;
+  core::ThreadPool* pool_ = nullptr;
+  /// body(r) for every rack, block by block on the pool (or serially without one).
+  template <class Body>
+  void forEachRack(Body&& body);
+  /// One rack's part of solve(): its powers, losses and energies.
+  void solveRack(std::size_t r, double dt, double elapsed, core::SiteState& state);
   std::size_t shelfIndex(std::size_t rack, std::size_t shelf) const;
   std::size_t psuIndex(std::size_t rack, std::size_t shelf, std::size_t psu) const;
   /// Ideal source: instantaneous powers of every rack from the demands; accumulates energies
@@ -149,6 +173,8 @@ class ElectricalModel final : public core::Model {
   /// every GPU at every sub-step).
   void publishGpuMeans(const core::SiteState& state, double dt);
   void computeRack(std::size_t r, double t, double dt, const core::SiteState& state);
+  /// computeRack for every rack (on the threads), then the racks' feed loads into the tree.
+  void computeRacks(double t, double dt, const core::SiteState& state);
   struct StepSums {
     double P_ac = 0.0, P_grid_dc = 0.0, P_psu_loss = 0.0, P_load = 0.0, P_busbar_loss = 0.0,
            P_storage = 0.0;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "racktwin/core/Recorder.hpp"
 #include "racktwin/core/SiteSpec.hpp"
@@ -23,7 +24,9 @@ namespace racktwin::scenarios {
 
 class Twin {
  public:
-  explicit Twin(core::SiteSpec site);
+  /// `threads`: threads of the models' data-parallel passes (core::ThreadPool); the results are
+  /// the same bits for any number.
+  explicit Twin(core::SiteSpec site, unsigned threads = 1);
   ~Twin();
   Twin(const Twin&) = delete;
   Twin& operator=(const Twin&) = delete;
@@ -59,6 +62,12 @@ class Twin {
   const core::Recorder& recorder() const noexcept;
   /// The design limits checked at every record (worst margins, violations; LimitMonitor.hpp).
   const core::LimitMonitor& limits() const noexcept;
+  /// From now on, checks around every call of a model that it changed only the coupling fields
+  /// it declares (core::Engine::watchCouplingWrites; slow, for tests); what it found so far.
+  void watchCouplingWrites() noexcept;
+  const std::vector<std::string>& undeclaredCouplingWrites() const noexcept;
+  /// Threads of the models' passes (the caller's included).
+  unsigned threads() const noexcept;
 
  private:
   struct Impl;

@@ -50,12 +50,23 @@ class CoolingModel : public core::Model {
   ~CoolingModel() override;
 
   std::string_view name() const override { return "cooling"; }
+  /// Writes the GPUs' junctions, throttle, speed and shutdown and the server fans' power; reads
+  /// the step's energies (chips, rack air, hall air) and each GPU's highest sub-step power.
+  core::CouplingFields couplingFields() const override {
+    using F = core::CouplingField;
+    return core::CouplingFields::of(
+        {F::GpuJunction, F::GpuThrottled, F::GpuSpeed, F::GpuShutdown, F::RackFanPower},
+        {F::GpuEnergyStep, F::GpuPowerStepMax, F::CpuEnergyStep, F::SwitchEnergyStep,
+         F::RackAirEnergyStep, F::HallAirEnergyStep});
+  }
   void initialize(core::SiteState& state) override;
   void advance(double t, double dt, core::SiteState& state) override;
   bool applyEvent(const core::EventSpec& event, core::SiteState& state) override;
   void declareChannels(core::Recorder& recorder) override;
   void summarise(core::Summary& summary) const override;
   void visitState(core::StateArchive& archive, const core::SiteState& state) override;
+  /// The coolant loops' sweeps and audits and the chips' junctions run on these threads.
+  void useThreads(core::ThreadPool& pool) override;
 
   // Figures for tests and reports (SI).
   double storedEnergy() const;          // J, relative to 0 degC

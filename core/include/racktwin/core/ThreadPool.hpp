@@ -1,0 +1,77 @@
+#pragma once
+// A fixed team of threads for the data-parallel passes of one run: the coolant loops' sweeps and
+// audits, the chips' junctions, the racks' electrical sums. Results do not depend on the number
+// of threads because the callers keep three rules:
+//  - the work is cut into tasks whose boundaries the caller fixes (a coolant loop, a block of a
+//    fixed number of GPUs or racks), never into one task per thread;
+//  - a task writes only what it owns (its loop's cells and dies, its block's GPUs, its own slot
+//    of a per-task array), which the owner of the data declares (docs/ARCHITECTURE.md,
+//    "Partitions");
+//  - sums over tasks are formed by the caller after the pass, in task order.
+// Which thread runs which task is therefore free (tasks are handed out on demand, so uneven
+// tasks balance), and one thread runs the same code with the same tasks as many.
+//
+// An exception thrown by a task is kept; after the pass the exception of the lowest task index
+// is rethrown on the caller's thread (the one a serial pass would have met first). A pass
+// started from inside a task runs serially on that thread.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace racktwin::core {
+
+class ThreadPool {
+ public:
+  /// `threads` >= 1 threads in all, the caller's included (threads - 1 workers are started).
+  explicit ThreadPool(unsigned threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  unsigned size() const noexcept { return static_cast<unsigned>(workers_.size()) + 1; }
+
+  /// Calls body(task) for every task in [0, tasks) and returns when all have run.
+  template <class Body>
+  void forEach(std::size_t tasks, Body&& body) {
+    if (tasks == 0) return;
+    if (workers_.empty() || tasks == 1 || in_task_) {
+      for (std::size_t t = 0; t < tasks; ++t)
+        body(t);
+      return;
+    }
+    using B = std::remove_reference_t<Body>;
+    run(
+        tasks, [](void* context, std::size_t task) { (*static_cast<B*>(context))(task); },
+        const_cast<void*>(static_cast<const void*>(&body)));
+  }
+
+  /// The number of threads a run uses when none is asked for: the machine's hardware threads.
+  static unsigned defaultThreads() noexcept;
+
+ private:
+  using Call = void (*)(void* context, std::size_t task);
+  void run(std::size_t tasks, Call call, void* context);
+  void work();
+  void runTasks();
+
+  std::vector<std::thread> workers_;
+  // The current pass, published by generation_ (release) and read after it (acquire).
+  Call call_ = nullptr;
+  void* context_ = nullptr;
+  std::size_t tasks_ = 0;
+  std::atomic<std::size_t> next_{0};
+  std::atomic<std::uint64_t> generation_{0};
+  std::atomic<unsigned> busy_{0};  // workers still in the current pass
+  std::atomic<bool> stop_{false};
+  std::mutex error_mutex_;
+  std::exception_ptr error_;
+  std::size_t error_task_ = 0;
+  static thread_local bool in_task_;
+};
+
+}  // namespace racktwin::core
