@@ -1,6 +1,9 @@
 // Wall time of the coupled step loop without any output: loads a scenario, runs it `repeat`
 // times on `threads` threads, prints the best time per run (assembly and initialisation apart
 // from the step loop), per macro step and per GPU-step, and the loop's speed against real time.
+// Then a memory-bandwidth bound: the bytes a macro step must at least move through memory (the
+// per-cell, per-chip-node and per-GPU arrays each pass reads and writes, counted below) against
+// this machine's bandwidth measured by a STREAM triad on `threads` threads.
 //   bench_twin SCENARIO [repeat=3] [threads=1]
 #include <algorithm>
 #include <chrono>
@@ -8,9 +11,39 @@
 #include <cstdlib>
 #include <exception>
 
+#include <thread>
+#include <vector>
+
 #include "racktwin/core/Error.hpp"
 #include "racktwin/scenarios/ScenarioLoader.hpp"
 #include "racktwin/scenarios/Twin.hpp"
+#include "racktwin/thermal/CoolingModel.hpp"
+
+namespace {
+
+/// STREAM triad a = b + s c over arrays far larger than the caches, on `threads` threads, best
+/// of three: bytes per second counted as STREAM does (24 bytes an element).
+double triadBandwidth(unsigned threads) {
+  const std::size_t n = std::size_t{1} << 25;  // 32 Mi doubles, 256 MiB per array
+  std::vector<double> a(n, 0.0), b(n, 1.0), c(n, 2.0);
+  double best = 1e300;
+  for (int round = 0; round < 3; ++round) {
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::thread> team;
+    for (unsigned t = 0; t < threads; ++t)
+      team.emplace_back([&, t] {
+        const std::size_t begin = n * t / threads, end = n * (t + 1) / threads;
+        for (std::size_t i = begin; i < end; ++i)
+          a[i] = b[i] + 3.0 * c[i];
+      });
+    for (std::thread& member : team)
+      member.join();
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return 24.0 * static_cast<double>(n) / best;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   const char* path = argc > 1 ? argv[1] : "scenarios/nvl72-rack.yaml";
@@ -25,6 +58,7 @@ int main(int argc, char** argv) {
     double best = 1e300, best_loop = 1e300, best_setup = 1e300;
     std::size_t steps = 0, gpus = 0;
     double simulated = 0.0;
+    std::size_t cells = 0, nodes = 0, loops = 0;
     for (int r = 0; r < repeat; ++r) {
       const auto start = Clock::now();
       racktwin::scenarios::Twin twin(site, threads);
@@ -38,6 +72,9 @@ int main(int argc, char** argv) {
       simulated = twin.time();
       twin.finish(true);
       gpus = twin.layout().gpu_count;
+      cells = twin.cooling().coolantCells();
+      nodes = twin.cooling().chipNodes();
+      loops = twin.cooling().coolantLoops();
       const auto end = Clock::now();
       best = std::min(best, seconds(start, end));
       best_loop = std::min(best_loop, seconds(loop, looped));
@@ -50,6 +87,23 @@ int main(int argc, char** argv) {
         "step loop alone: %.3f s (%.2f us per macro step, %.0fx real time); assembly "
         "and initialisation %.3f s\n",
         best_loop, 1e6 * best_loop / steps, simulated / best_loop, best_setup);
+    // Bytes a macro step moves at least, from the arrays each pass streams (8-byte values):
+    //  coolant cell: sweep 10 (p, T_old, s twice, f, alpha twice, gamma, C, T), audit 3;
+    //  chip node: sweep 15, audit 10, junction 4, step power 3;
+    //  GPU: publish 10, executor's input scan 3, and per electrical sub-step its demand and
+    //  drawn power compared (2), with the energies flushed once (4).
+    const int substeps = site.simulation.substeps;
+    const double bytes =
+        8.0
+        * (13.0 * static_cast<double>(cells) + 32.0 * static_cast<double>(nodes)
+           + (17.0 + 2.0 * substeps) * static_cast<double>(gpus));
+    const double bandwidth = triadBandwidth(threads);
+    std::printf("thermal network: %zu coolant cells, %zu chip nodes, %zu coolant loops\n", cells,
+                nodes, loops);
+    std::printf("memory bound: %.1f MB a macro step at %.1f GB/s (STREAM triad, %u threads) = "
+                "%.2f ms; the step takes %.2f ms, %.1f times the bound\n",
+                bytes / 1e6, bandwidth / 1e9, threads, 1e3 * bytes / bandwidth,
+                1e3 * best_loop / steps, (best_loop / steps) / (bytes / bandwidth));
   } catch (const std::exception& error) {
     std::fprintf(stderr, "bench_twin: %s\n", error.what());
     return 1;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 
 namespace racktwin::core {
 
@@ -22,7 +23,9 @@ inline void relax() noexcept {
 constexpr std::chrono::microseconds kSpinTime{2000};
 constexpr int kRoundsPerClockRead = 256;
 
-/// Calls ready() until it returns true or kSpinTime has passed; returns its last answer.
+/// Calls ready() until it returns true or kSpinTime has passed; returns its last answer. Every
+/// kRoundsPerClockRead rounds it also yields the core: on a machine with more runnable threads
+/// than cores the thread that would make ready() true may be waiting for this one's core.
 template <class Ready>
 bool spinUntil(Ready&& ready) {
   const auto until = std::chrono::steady_clock::now() + kSpinTime;
@@ -31,9 +34,12 @@ bool spinUntil(Ready&& ready) {
       if (ready()) return true;
       relax();
     }
+    std::this_thread::yield();
     if (std::chrono::steady_clock::now() >= until) return ready();
   }
 }
+
+constexpr std::uint64_t kTaskMask = 0xffffffffu;
 }  // namespace
 
 ThreadPool::ThreadPool(unsigned threads) {
@@ -55,13 +61,22 @@ unsigned ThreadPool::defaultThreads() noexcept {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-void ThreadPool::runTasks() {
+void ThreadPool::runTasks(std::uint64_t generation) {
+  // The pass's parameters as published with `generation`; when the caller has moved on to a later
+  // pass, the claim below carries another generation and nothing is run with them.
+  const std::size_t tasks = tasks_.load(std::memory_order_relaxed);
+  const Call call = call_.load(std::memory_order_relaxed);
+  void* const context = context_.load(std::memory_order_relaxed);
+  const std::uint64_t tag = (generation & kTaskMask) << 32;
   in_task_ = true;
-  for (;;) {
-    const std::size_t t = next_.fetch_add(1, std::memory_order_relaxed);
-    if (t >= tasks_) break;
+  std::uint64_t claim = claim_.load(std::memory_order_acquire);
+  while ((claim & ~kTaskMask) == tag && (claim & kTaskMask) < tasks) {
+    if (!claim_.compare_exchange_weak(claim, claim + 1, std::memory_order_acq_rel,
+                                      std::memory_order_acquire))
+      continue;
+    const std::size_t t = claim & kTaskMask;
     try {
-      call_(context_, t);
+      call(context, t);
     } catch (...) {
       const std::lock_guard<std::mutex> lock(error_mutex_);
       if (!error_ || t < error_task_) {
@@ -69,13 +84,15 @@ void ThreadPool::runTasks() {
         error_task_ = t;
       }
     }
+    done_.fetch_add(1, std::memory_order_release);
+    claim = claim_.load(std::memory_order_acquire);
   }
   in_task_ = false;
 }
 
 void ThreadPool::work() {
   // Generation 0 is the state at construction: a worker that starts after the first pass was
-  // published must still take part in it (the caller waits for every worker).
+  // published still finds it.
   std::uint64_t seen = 0;
   for (;;) {
     std::uint64_t now = seen;
@@ -89,30 +106,28 @@ void ThreadPool::work() {
     }
     seen = now;
     if (stop_.load(std::memory_order_relaxed)) return;
-    runTasks();
-    if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) busy_.notify_one();
+    runTasks(seen);
   }
 }
 
 void ThreadPool::run(std::size_t tasks, Call call, void* context) {
-  call_ = call;
-  context_ = context;
-  tasks_ = tasks;
+  // Tasks are claimed one by one, tagged with the pass's generation; the caller waits only for
+  // the tasks claimed (a worker that wakes late finds none left and is not waited for).
+  const std::uint64_t generation = generation_.load(std::memory_order_relaxed) + 1;
+  call_.store(call, std::memory_order_relaxed);
+  context_.store(context, std::memory_order_relaxed);
+  tasks_.store(tasks, std::memory_order_relaxed);
   error_ = nullptr;
-  next_.store(0, std::memory_order_relaxed);
-  busy_.store(static_cast<unsigned>(workers_.size()), std::memory_order_relaxed);
-  generation_.fetch_add(1, std::memory_order_release);
+  done_.store(0, std::memory_order_relaxed);
+  claim_.store((generation & kTaskMask) << 32, std::memory_order_relaxed);
+  generation_.store(generation, std::memory_order_release);
   generation_.notify_all();
-  runTasks();
-  // Wait for the workers: briefly spinning, as the tasks are short, then sleeping.
-  unsigned left = 0;
-  spinUntil([&] {
-    left = busy_.load(std::memory_order_acquire);
-    return left == 0;
-  });
-  while (left != 0) {
-    busy_.wait(left, std::memory_order_acquire);
-    left = busy_.load(std::memory_order_acquire);
+  runTasks(generation);
+  // What is left runs on a worker now: wait for it (a task is short; yield the core now and then
+  // in case that worker waits for it).
+  for (std::uint64_t k = 1; done_.load(std::memory_order_acquire) != tasks; ++k) {
+    relax();
+    if (k % kRoundsPerClockRead == 0) std::this_thread::yield();
   }
   if (error_) {
     std::exception_ptr error = error_;

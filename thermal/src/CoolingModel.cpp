@@ -234,6 +234,12 @@ CoolingModel::CoolingModel(const core::SiteSpec& site, const core::SiteLayout& l
   impl_->loop_audits.assign(impl_->loops.size(), cooling::EnergyAudit{});
   impl_->loop_solves.assign(impl_->loops.size(), 0);
   impl_->loop_tray_begin.assign(impl_->loops.size(), 0);
+  impl_->loop_units_in_site_order.resize(impl_->loops.size());
+  for (std::size_t l = 0; l < impl_->loops.size(); ++l) {
+    std::vector<std::uint32_t>& order = impl_->loop_units_in_site_order[l];
+    order = impl_->loops[l].units;
+    std::sort(order.begin(), order.end());
+  }
   for (std::size_t l = 1; l < impl_->loops.size(); ++l)
     impl_->loop_tray_begin[l] = impl_->loop_tray_begin[l - 1] + impl_->loops[l - 1].tray_links.size();
   impl_->loop_iterations_max.assign(impl_->loops.size(), 0);
@@ -412,11 +418,18 @@ void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
   double Q_room = Q_air;
   double P_cooling = 0.0;
   const cooling::FacilityLoops plant = facilities;  // each unit works with its own loop
-  for (std::size_t u = 0; u < units.size(); ++u) {
-    CduUnit& unit = units[u];
-    unit.controlValve(h, plant);
-    if (unit.controlPump(h, loops[unit.loop].rack_dp_min)) solveHydraulics(loops[unit.loop]);
-  }
+  // The CDUs' controllers, loop by loop (a pump speed change re-solves only its own loop; each
+  // valve command goes to its own slot of its facility loop), each loop's CDUs in site order.
+  forEachLoop([&](std::size_t l) {
+    CoolantLoop& loop = loops[l];
+    cooling::LoopContext own = context(l);
+    for (const std::uint32_t u : loop_units_in_site_order[l]) {
+      CduUnit& unit = units[u];
+      unit.controlValve(h, plant);
+      if (unit.controlPump(h, loop.rack_dp_min)) loop.solveHydraulics(own);
+    }
+  });
+  mergeLoopRecords();
   // Each rack's air heat of the cycle: its trays' loads and losses, and its air-cooled chips.
   std::copy(rack_air_P_step.begin(), rack_air_P_step.end(), rack_air_P.begin());
   if (chips.hasAirCooled()) {
@@ -933,6 +946,15 @@ void CoolingModel::useGeneralSweepOnly(bool on) {
 
 int CoolingModel::hydraulicSolves() const {
   return impl_->hydraulic_solves;
+}
+std::size_t CoolingModel::coolantCells() const {
+  return impl_->cells.C.size();
+}
+std::size_t CoolingModel::chipNodes() const {
+  return impl_->chips.dies.size();
+}
+std::size_t CoolingModel::coolantLoops() const {
+  return impl_->loops.size();
 }
 double CoolingModel::maxGpuJunctionTemperature() const {
   return impl_->chips.maxGpuJunction();

@@ -68,6 +68,7 @@ struct CoolingModel::Impl {
   std::vector<cooling::EnergyAudit> loop_audits;
   std::vector<int> loop_solves, loop_iterations_max;  // a pass's hydraulic solves, per loop
   std::vector<std::size_t> loop_tray_begin;           // each loop's first tray in the views
+  std::vector<std::vector<std::uint32_t>> loop_units_in_site_order;  // its CDUs' controllers' order
   /// body(l) for every loop, side by side on the pool when there is one.
   template <class Body>
   void forEachLoop(Body&& body) {

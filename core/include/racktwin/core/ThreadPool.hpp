@@ -57,16 +57,16 @@ class ThreadPool {
   using Call = void (*)(void* context, std::size_t task);
   void run(std::size_t tasks, Call call, void* context);
   void work();
-  void runTasks();
+  void runTasks(std::uint64_t generation);
 
   std::vector<std::thread> workers_;
   // The current pass, published by generation_ (release) and read after it (acquire).
-  Call call_ = nullptr;
-  void* context_ = nullptr;
-  std::size_t tasks_ = 0;
-  std::atomic<std::size_t> next_{0};
+  std::atomic<Call> call_{nullptr};
+  std::atomic<void*> context_{nullptr};
+  std::atomic<std::size_t> tasks_{0};
+  std::atomic<std::uint64_t> claim_{0};  // the pass's generation (high 32 bits), next task (low)
+  std::atomic<std::size_t> done_{0};     // tasks of the pass finished
   std::atomic<std::uint64_t> generation_{0};
-  std::atomic<unsigned> busy_{0};  // workers still in the current pass
   std::atomic<bool> stop_{false};
   std::mutex error_mutex_;
   std::exception_ptr error_;

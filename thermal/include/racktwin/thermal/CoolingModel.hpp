@@ -82,6 +82,10 @@ class CoolingModel : public core::Model {
   double cduPumpHydraulicPower(std::size_t cdu) const;    // W, rise x flow
   double cduPumpHead(std::size_t cdu) const;              // Pa, pressure rise across the pumps
   int hydraulicSolves() const;                            // since construction
+  /// Size of the thermal network: coolant cells, chip (case) nodes and coolant loops.
+  std::size_t coolantCells() const;
+  std::size_t chipNodes() const;
+  std::size_t coolantLoops() const;
   /// Coolant temperature at a network node by its id (e.g. "row1/rack01/supply_manifold/tap01"),
   /// K; nullopt for an unknown id. A linear search: for tests and viewers, not for step loops.
   std::optional<double> nodeTemperature(std::string_view node_id) const;
