@@ -105,6 +105,7 @@ ElectricalModel::ElectricalModel(const core::SiteSpec& site, const core::SiteLay
   rack_P_air_.assign(racks, 0.0);
   rack_solved_shelves_.assign(racks, ~0u);
   if (present_) buildTree(site);
+  fabric_ = FabricPower(site.fabric, dist_.get());
 }
 
 std::size_t ElectricalModel::shelfCount(std::size_t rack) const {
@@ -185,6 +186,9 @@ void ElectricalModel::initialize(core::SiteState& state) {
   dc_energy_.reset();
   facility_energy_.reset();
   load_energy_.reset();
+  fabric_energy_.reset();
+  fabric_E_macro_ = 0.0;
+  fabric_macro_start_ = -1.0;
   facility_series_.clear();
   series_started_ = have_min_max_ = have_min_max_all_ = false;
   gpus_unpowered_max_ = 0;
@@ -329,18 +333,19 @@ void ElectricalModel::solve(double dt, core::SiteState& state) {
     site_P_dc += rack_P_dc_[r];
     site_P_loss += rack_P_psu_loss_[r];
   }
-  site_P_it_ = site_P_ac;
-  site_P_it_mean_ = site_P_ac_mean;
+  const double P_fabric = bookFabric(dt, state);
+  site_P_it_ = site_P_ac + P_fabric;
+  site_P_it_mean_ = site_P_ac_mean + fabric_P_mean_;
   publishGpuMeans(state, dt);
   gpus_unpowered_ = gpus_off;
   if (dt > 0.0) {
     it_energy_.add(site_P_ac * dt);
     dc_energy_.add(site_P_dc * dt);
     psu_loss_energy_.add(site_P_loss * dt);
-    facility_energy_.add(site_P_ac * dt);
+    facility_energy_.add((site_P_ac + P_fabric) * dt);
     load_energy_.add(site_P_dc * dt);
   }
-  recordSite(state.time, dt, site_P_ac, site_P_ac);
+  recordSite(state.time, dt, site_P_it_, site_P_it_);
 }
 
 void ElectricalModel::solveRack(std::size_t r, double dt, double elapsed, core::SiteState& state) {
@@ -432,6 +437,27 @@ void ElectricalModel::publishGpuMeans(const core::SiteState& state, double dt) {
   double* P = gpu_P_step_mean_.data();
   for (std::size_t g = 0; g < gpu_P_step_mean_.size(); ++g)
     P[g] = E[g] * inv;
+}
+
+double ElectricalModel::bookFabric(double dt, core::SiteState& state) {
+  if (fabric_.switches() == 0) return 0.0;
+  const double P = fabric_.drawn(dist_.get());
+  fabric_P_ = P;
+  if (fabric_macro_start_ != state.step_start) {
+    fabric_macro_start_ = state.step_start;
+    fabric_E_macro_ = 0.0;
+  }
+  if (dt > 0.0) {
+    const double E = P * dt;
+    fabric_E_macro_ += E;
+    fabric_energy_.add(E);
+    it_energy_.add(E);
+    load_energy_.add(E);         // a load of the tree (or the ideal source), like the busbars'
+    state.hall_air_E_step += E;  // air-cooled switches: all of it heats the hall's air
+  }
+  const double elapsed = state.time + dt - state.step_start;
+  fabric_P_mean_ = elapsed > 0.0 ? fabric_E_macro_ / elapsed : P;
+  return P;
 }
 
 void ElectricalModel::recordSite(double t, double dt, double P_facility, double P_it) {
@@ -533,13 +559,14 @@ void ElectricalModel::declareChannels(core::Recorder& recorder) {
                                    layout_.gpu_ids, core::Aggregation::Mean},
                  gpu_P_step_mean_.data());
   }
-  recorder.add(core::ChannelInfo{"site",
-                                 "P_it",
-                                 "W",
-                                 "IT power: sum of the racks' power shelf AC input",
-                                 {},
-                                 core::Aggregation::SubstepMean},
-               &site_P_it_);
+  recorder.add(
+      core::ChannelInfo{"site",
+                        "P_it",
+                        "W",
+                        "IT power: the racks' power shelf AC input and the fabric's switches",
+                        {},
+                        core::Aggregation::SubstepMean},
+      &site_P_it_);
   recorder.add(core::ChannelInfo{"site",
                                  "P_it_mean",
                                  "W",
@@ -547,12 +574,33 @@ void ElectricalModel::declareChannels(core::Recorder& recorder) {
                                  {},
                                  core::Aggregation::Mean},
                &site_P_it_mean_);
+  if (fabric_.switches() > 0) {
+    recorder.add(core::ChannelInfo{"site",
+                                   "P_fabric",
+                                   "W",
+                                   "The fabric's switches (part of the IT power)",
+                                   {},
+                                   core::Aggregation::SubstepMean},
+                 &fabric_P_);
+  }
   if (present_) declareTreeChannels(recorder);
 }
 
 void ElectricalModel::summarise(core::Summary& summary) const {
   summary.add(core::SummaryItem{"it_energy_J", itEnergy(), "IT energy (power shelf AC input)",
                                 "kWh", 1.0 / kJoulePerKilowattHour, 0.0});
+  if (fabric_.switches() > 0) {
+    summary.add({"fabric_switches", static_cast<double>(fabric_.switches()),
+                 "Fabric switches (non-blocking fat tree)", "", 1.0, 0.0});
+    summary.add({"fabric_power_W", fabric_.ratedPower(), "Fabric switch power (all switches)", "kW",
+                 1e-3, 0.0});
+    summary.add({"fabric_energy_J", fabricEnergy(), "Fabric switch energy (part of IT)", "kWh",
+                 1.0 / kJoulePerKilowattHour, 0.0});
+    summary.add(
+        {"fabric_it_share",
+         itEnergy() > 0.0 ? std::optional<double>(fabricEnergy() / itEnergy()) : std::nullopt,
+         "Fabric share of the IT energy", "%", 100.0, 0.0});
+  }
   summary.add(core::SummaryItem{"psu_loss_energy_J", psuLossEnergy(), "PSU conversion losses",
                                 "kWh", 1.0 / kJoulePerKilowattHour, 0.0});
   // Power statistics after the first minute (the whole run when it is two minutes or less).
@@ -639,7 +687,10 @@ void ElectricalModel::visitState(core::StateArchive& a, const core::SiteState& /
     site_generator_online_);
   busbar_loss_energy_.visitState(a);
   storage_change_.visitState(a);
-  a(feed_utilisation_max_);
+  a(feed_utilisation_max_, mv_feeders_, mv_feeder_I_max_);
+  a.section("fabric");
+  a(fabric_P_, fabric_P_mean_, fabric_E_macro_, fabric_macro_start_);
+  fabric_energy_.visitState(a);
 }
 
 }  // namespace racktwin::power

@@ -81,8 +81,13 @@ void ElectricalModel::buildTree(const core::SiteSpec& site) {
   rack_E_storage_.assign(racks, 0.0);
   rack_P_burner_.assign(racks, 0.0);
   for (std::size_t b = 0; b < dist_->elementCount(); ++b) {
-    if (dist_->elementKind(b) != ElementKind::Feed) tree_elements_.push_back(b);
+    const ElementKind kind = dist_->elementKind(b);
+    if (kind != ElementKind::Feed) tree_elements_.push_back(b);
+    const bool line = kind == ElementKind::Switchboard || kind == ElementKind::Busway
+                      || kind == ElementKind::Rpp || kind == ElementKind::Cable;
+    if (line && dist_->tree().parent(b) == PowerTree::kSourceBus) mv_feeders_.push_back(b);
   }
+  mv_feeder_I_max_.assign(mv_feeders_.size(), 0.0);
   const std::size_t n = tree_elements_.size();
   element_I_.assign(n, 0.0);
   element_use_.assign(n, 0.0);
@@ -338,6 +343,7 @@ void ElectricalModel::publishTreeViews() {
 
 void ElectricalModel::solveTree(double t, double dt, core::SiteState& state) {
   dist_->beginStep(t, dt);
+  fabric_.setLoads(*dist_);
   computeRacks(t, dt, state);
   // A UPS that drops its load changes which feeds are live: recompute (each UPS drops once).
   for (std::size_t k = 0; !dist_->solve(t, dt); ++k) {
@@ -347,10 +353,19 @@ void ElectricalModel::solveTree(double t, double dt, core::SiteState& state) {
   StepSums sums;
   for (std::size_t r = 0; r < layout_.rack_count; ++r)
     commitRack(r, t, dt, state, sums);
+  const double P_fabric = bookFabric(dt, state);
   publishRackViews(state, dt);
+  site_P_it_mean_ += fabric_P_mean_;
   publishGpuMeans(state, dt);
   dist_->commit(t, dt);
-  if (dt > 0.0) feed_utilisation_max_ = std::max(feed_utilisation_max_, sums.feed_use_max);
+  if (dt > 0.0) {
+    feed_utilisation_max_ = std::max(feed_utilisation_max_, sums.feed_use_max);
+    const PowerTree& tree = dist_->tree();
+    for (std::size_t i = 0; i < mv_feeders_.size(); ++i) {
+      const std::size_t b = mv_feeders_[i];
+      if (tree.live(b)) mv_feeder_I_max_[i] = std::max(mv_feeder_I_max_[i], tree.current(b));
+    }
+  }
 
   // The per-element, UPS, room and storage views are read only by the recorder, which integrates
   // the rates among them over every sub-step (core::Aggregation::SubstepMean): O(elements + racks)
@@ -361,7 +376,7 @@ void ElectricalModel::solveTree(double t, double dt, core::SiteState& state) {
   site_P_generator_ = dist_->generatorPower();
   site_utility_live_ = dist_->utilityLive() ? 1.0 : 0.0;
   site_generator_online_ = dist_->generatorOnline() ? 1.0 : 0.0;
-  site_P_it_ = sums.P_ac;
+  site_P_it_ = sums.P_ac + P_fabric;
   gpus_unpowered_ = sums.gpus_off;
   const double P_in = dist_->inputPower();
   if (dt > 0.0) {
@@ -375,7 +390,7 @@ void ElectricalModel::solveTree(double t, double dt, core::SiteState& state) {
     if (hall_room_ >= 0)
       state.hall_air_E_step += dist_->roomLoss(static_cast<std::size_t>(hall_room_)) * dt;
   }
-  recordSite(t, dt, P_in, sums.P_ac);
+  recordSite(t, dt, P_in, site_P_it_);
 }
 
 void ElectricalModel::declareTreeChannels(core::Recorder& recorder) {
@@ -505,6 +520,17 @@ void ElectricalModel::summariseTree(core::Summary& summary) const {
                100.0, 0.0});
   summary.add({"generator_utilisation_max", dist_->maxGeneratorUtilisation(),
                "Highest generator utilisation", "%", 100.0, 0.0});
+  for (std::size_t i = 0; i < mv_feeders_.size(); ++i) {
+    const std::size_t b = mv_feeders_[i];
+    const std::string& id = dist_->elementId(b);
+    summary.add({"mv_feeder_" + id + "_current_max_A", mv_feeder_I_max_[i],
+                 "MV feeder " + id + ": highest current", "A", 1.0, 0.0});
+    const double I_rated = dist_->ratedCurrent(b);
+    if (I_rated > 0.0) {
+      summary.add({"mv_feeder_" + id + "_utilisation_max", mv_feeder_I_max_[i] / I_rated,
+                   "MV feeder " + id + ": highest utilisation", "%", 100.0, 0.0});
+    }
+  }
   summary.add({"load_flow_unconverged_steps", static_cast<double>(dist_->unconvergedSolves()),
                "Load-flow steps without convergence (voltage collapse)", "", 1.0, 0.0});
 }

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "TypedDataFile.hpp"
 #include "YamlReader.hpp"
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/core/Units.hpp"
@@ -37,38 +38,10 @@ constexpr int kMaxUnits = 1000;
 const std::initializer_list<std::string_view> kBreakerKeys = {"pickup_A", "curve", "time_dial",
                                                               "instantaneous_A"};
 
-// --- Data files (data/electrical/<type>.yaml) -----------------------------------------------
-
+/// data/electrical/<type>.yaml
 YamlDocument openData(const fs::path& data_dir, const MapReader& ref, std::string_view key,
                       std::string_view kind) {
-  const std::string type = ref.typeName(key);
-  const fs::path folder = data_dir / "electrical";
-  const fs::path file = (folder / (type + ".yaml")).lexically_normal();
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) {
-    std::vector<std::string> names;
-    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
-      if (it->path().extension() == ".yaml") names.push_back(it->path().stem().string());
-    }
-    std::sort(names.begin(), names.end());
-    ref.fail(key, "unknown " + std::string(kind) + " type '" + type + "': no data file "
-                      + file.string() + "; available: " + (names.empty() ? "none" : joined(names)));
-  }
-  YamlDocument doc = detail::parseYaml(detail::readFileBytes(file.string()), file.string());
-  return doc;
-}
-
-void readHeader(const MapReader& r, std::string_view kind) {
-  if (!r.has("racktwin_data")) {
-    r.fail("racktwin_data", "required key is missing; a data file starts with 'racktwin_data: "
-                                + std::to_string(kDataFormatVersion) + "'");
-  }
-  (void)r.integer("racktwin_data", kDataFormatVersion, kDataFormatVersion);
-  const std::string k = r.string("kind", "the kind of data file");
-  if (k != kind) {
-    r.fail("kind", "expected kind '" + std::string(kind) + "', got " + core::quoteForMessage(k));
-  }
-  (void)r.optionalString("description", "a description");
+  return detail::openTypedDataFile(data_dir, "electrical", ref, key, kind);
 }
 
 // --- Pieces ----------------------------------------------------------------------------------
@@ -254,7 +227,7 @@ void readGenerator(const MapReader& e, const fs::path& data_dir, core::Electrica
     const YamlDocument doc = openData(data_dir, *m, "type", "generator");
     const MapReader d = MapReader::root(doc, {"racktwin_data", "kind", "description", "rated_power",
                                               "start_delay", "ramp_rate_kW_per_s"});
-    readHeader(d, "generator");
+    detail::readDataHeader(d, "generator");
     g.P_rated = d.quantity("rated_power", Dimension::Power, Check::Positive);
     g.start_delay = d.quantity("start_delay", Dimension::Time, Check::NonNegative);
     g.ramp_rate = 1e3 * d.number("ramp_rate_kW_per_s", Check::NonNegative);
@@ -284,7 +257,7 @@ void readTransformers(const MapReader& e, const fs::path& data_dir, Elements& el
       const MapReader d = MapReader::root(
           doc, {"racktwin_data", "kind", "description", "rated_kVA", "primary_voltage",
                 "secondary_voltage", "no_load_loss", "load_loss", "impedance"});
-      readHeader(d, "transformer");
+      detail::readDataHeader(d, "transformer");
       t.S_rated = 1e3 * d.number("rated_kVA", Check::Positive);
       t.V_primary = d.quantity("primary_voltage", Dimension::Voltage, Check::Positive);
       t.V_secondary = d.quantity("secondary_voltage", Dimension::Voltage, Check::Positive);
@@ -322,7 +295,7 @@ void readUpses(const MapReader& e, const fs::path& data_dir, Elements& elements,
       const MapReader d = MapReader::root(
           doc, {"racktwin_data", "kind", "description", "rated_power", "efficiency_curve",
                 "input_power_factor", "battery_energy", "recharge_power", "charge_efficiency"});
-      readHeader(d, "ups");
+      detail::readDataHeader(d, "ups");
       u.P_rated = d.quantity("rated_power", Dimension::Power, Check::Positive);
       const MapReader c = d.map("efficiency_curve", {"load", "efficiency"});
       const ListReader load = c.list("load", "load fractions");

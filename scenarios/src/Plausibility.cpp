@@ -267,6 +267,61 @@ Plausibility plausibility(core::Dimension d, Kind k) {
       p.engineering.max = 30.0;
       p.engineering.max_reason = "wider than a service corridor: halls are separate rooms";
       return p;
+    case Kind::SwitchPower:
+      p.physical.min = 1.0;
+      p.physical.min_reason = "no managed switch runs on less than a watt";
+      p.physical.max = 1e5;
+      p.physical.max_reason = "more than a whole rack of switches";
+      p.engineering.min = 100.0;
+      p.engineering.min_reason = "below a 1U top-of-rack switch; a per-port figure?";
+      p.engineering.max = 1e4;
+      p.engineering.max_reason = "above the largest single-chassis switches (a few kW)";
+      return p;
+    case Kind::TransceiverPower:
+      p.physical.min = 0.0;
+      p.physical.min_reason = "a transceiver cannot give power back";
+      p.physical.max = 200.0;
+      p.physical.max_reason = "no pluggable module dissipates more than a few tens of W";
+      p.engineering.max = 40.0;
+      p.engineering.max_reason = "above the OSFP power classes of 1.6T modules (~30 W)";
+      return p;
+    case Kind::SwitchRadix:
+      p.physical.min = 2.0;
+      p.physical.min_reason = "a switch connects at least two ports";
+      p.physical.max = 4096.0;
+      p.physical.max_reason = "more ports than any switch chassis";
+      p.engineering.min = 8.0;
+      p.engineering.min_reason = "a fabric switch with fewer ports makes a deep tree";
+      p.engineering.max = 576.0;
+      p.engineering.max_reason = "above the radix of single-box data-centre switches (<= 512)";
+      return p;
+    case Kind::PortSpeed:
+      p.physical.min = 1.0;
+      p.physical.min_reason = "slower than any fabric link (1 Gb/s)";
+      p.physical.max = 1e5;
+      p.physical.max_reason = "faster than any port (100 Tb/s)";
+      p.engineering.min = 100.0;
+      p.engineering.min_reason = "slower than a GPU fabric port (100-800 Gb/s)";
+      p.engineering.max = 3200.0;
+      p.engineering.max_reason = "faster than announced ports (1.6 Tb/s)";
+      return p;
+    case Kind::PowerFactor:
+      p.physical.min = 0.3;
+      p.physical.min_reason = "below any supply with power-factor correction";
+      p.physical.max = 1.0;
+      p.physical.max_reason = "a power factor is at most 1";
+      p.engineering.min = 0.9;
+      p.engineering.min_reason = "below the 0.9 that 80 PLUS supplies must reach at half load";
+      return p;
+    case Kind::FabricGroupRacks:
+      p.physical.min = 1.0;
+      p.physical.min_reason = "a group has at least one rack";
+      p.physical.max = 1e5;
+      p.physical.max_reason = "more racks than a template makes";
+      p.engineering.max = 64.0;
+      p.engineering.max_reason =
+          "leaf switches for more than a few rows stand far from their racks (longer links)";
+      return p;
   }
   return generic(d);
 }

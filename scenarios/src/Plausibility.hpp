@@ -34,6 +34,12 @@ enum class Kind : std::uint8_t {
   RackPitch,                 // floor plan: centre distance of two racks of a row
   RowPitch,                  // floor plan: distance between two rows of a bay
   AisleWidth,                // floor plan: cross aisle between two bays of rows
+  SwitchPower,               // a network switch without optics (data/network)
+  TransceiverPower,          // one port's transceiver (data/network)
+  SwitchRadix,               // ports of a network switch (data/network)
+  PortSpeed,                 // Gb/s of a network port (data/network)
+  PowerFactor,               // of a power supply's input
+  FabricGroupRacks,          // fabric.group: racks whose leaf switches stand together
 };
 
 /// A range [min, max] and why it is what it is; an absent bound is unlimited.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ComponentLoader.hpp"
+#include "FabricLoader.hpp"
 #include "GpuTrace.hpp"
 #include "InputPaths.hpp"
 #include "LayoutOutputLoader.hpp"
@@ -2509,6 +2510,7 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
                                             "workload",
                                             "scheduler",
                                             "electrical",
+                                            "fabric",
                                             "events",
                                             "air_plant",
                                             "layout",
@@ -2599,6 +2601,8 @@ core::SiteSpec readScenario(const YamlDocument& doc, const std::string& data_dir
   readWorkload(r, site, ids, lib.root());
   // The power tree above the racks, and the GB300 power smoothing (ElectricalLoader.cpp).
   readElectrical(r, lib.root(), site);
+  // The scale-out network's switches, fed from the tree (FabricLoader.cpp).
+  detail::readFabric(r, lib.root(), site);
   site.events = readEvents(r, site, ids);
   r.finish();
   return site;

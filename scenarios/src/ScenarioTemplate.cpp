@@ -67,11 +67,22 @@ std::string expand(const std::string& pattern, const PatternValues& v, const Map
   return out;
 }
 
+/// A new node made in the document's node memory, held by `owner` (a sequence inside the
+/// document). yaml-cpp merges two nodes' memories when one is given the other: a node made apart
+/// and then given a node of the document copies the document's whole node set into its own, once
+/// per generated entry, which is quadratic in time and memory (minutes and gigabytes for a
+/// 4,000-rack template). Made in the document's memory, the merges find one memory and do nothing.
+YAML::Node newNode(YAML::Node& owner, YAML::NodeType::value type) {
+  YAML::Node node(type);
+  owner.push_back(node);
+  return node;
+}
+
 /// A generated list entry: `id` (and `cdu`) composed, every other key of the template's map
 /// shared with it (so its values keep their place in the file).
-YAML::Node generated(const YAML::Node& shape, const std::string& id,
+YAML::Node generated(YAML::Node& owner, const YAML::Node& shape, const std::string& id,
                      const std::vector<std::pair<std::string, std::string>>& composed) {
-  YAML::Node item(YAML::NodeType::Map);
+  YAML::Node item = newNode(owner, YAML::NodeType::Map);
   item["id"] = id;
   for (const auto& [key, value] : composed)
     item[key] = value;
@@ -91,7 +102,8 @@ std::string idOf(const YAML::Node& item) {
 
 /// Generated entries, then the explicit ones: an explicit entry with a generated id takes that
 /// entry's place, the others follow in their order.
-YAML::Node merged(const std::vector<YAML::Node>& made, const YAML::Node& explicit_list) {
+YAML::Node merged(YAML::Node& owner, const std::vector<YAML::Node>& made,
+                  const YAML::Node& explicit_list) {
   std::vector<YAML::Node> out = made;
   std::map<std::string, std::size_t> at;
   for (std::size_t i = 0; i < out.size(); ++i)
@@ -106,7 +118,7 @@ YAML::Node merged(const std::vector<YAML::Node>& made, const YAML::Node& explici
       }
     }
   }
-  YAML::Node list(YAML::NodeType::Sequence);
+  YAML::Node list = newNode(owner, YAML::NodeType::Sequence);
   for (const YAML::Node& item : out)
     list.push_back(item);
   return list;
@@ -180,8 +192,8 @@ void addLayoutHalls(YamlDocument& doc, const MapReader& t,
 }
 
 /// `facility_loop`: one `facility_water.loops` entry per hall, serving the hall's CDUs.
-void addFacilityLoops(YamlDocument& doc, const MapReader& t, const YAML::Node& shape,
-                      const std::string& pattern,
+void addFacilityLoops(YamlDocument& doc, YAML::Node& owner, const MapReader& t,
+                      const YAML::Node& shape, const std::string& pattern,
                       const std::vector<std::vector<std::string>>& cdus) {
   if (shape["cdus"]) t.fail("facility_loop", "a generated loop's cdus are its hall's: remove cdus");
   YAML::Node water = doc.root["facility_water"];
@@ -203,14 +215,14 @@ void addFacilityLoops(YamlDocument& doc, const MapReader& t, const YAML::Node& s
     const std::string id = expand(pattern, v, t, "facility_loop", {"hall"});
     if (!ids.insert(id).second)
       t.fail("facility_loop", "the pattern gives the loop id '" + id + "' twice; use {hall}");
-    YAML::Node loop = generated(shape, id, {});
+    YAML::Node loop = generated(owner, shape, id, {});
     YAML::Node list(YAML::NodeType::Sequence);
     for (const std::string& cdu : cdus[h])
       list.push_back(cdu);
     loop["cdus"] = list;
     loops.push_back(loop);
   }
-  doc.root["facility_water"]["loops"] = merged(loops, water["loops"]);
+  doc.root["facility_water"]["loops"] = merged(owner, loops, water["loops"]);
 }
 
 void expandTemplate(YamlDocument& doc) {
@@ -258,6 +270,8 @@ void expandTemplate(YamlDocument& doc) {
   }
   const int cdus_per_row = (per_row + per_cdu - 1) / per_cdu;
 
+  // Holds the generated nodes in the document's memory (see newNode); removed with the block.
+  YAML::Node owner = doc.root["template"]["racktwin-generated-entries"];
   std::vector<YAML::Node> cdus, racks, feeds;
   std::vector<std::pair<std::string, std::vector<std::string>>> hall_rows;  // id, its rows
   std::vector<std::vector<std::string>> hall_cdus;
@@ -291,7 +305,7 @@ void expandTemplate(YamlDocument& doc) {
         unique(id, "cdu");
         row_cdus.push_back(id);
         this_hall_cdus.push_back(id);
-        cdus.push_back(generated(node["cdu"], id, {}));
+        cdus.push_back(generated(owner, node["cdu"], id, {}));
       }
       for (int k = 1; k <= per_row; ++k) {
         PatternValues v = hv;
@@ -308,7 +322,7 @@ void expandTemplate(YamlDocument& doc) {
         std::vector<std::pair<std::string, std::string>> composed;
         if (!row_cdus.empty())
           composed.emplace_back("cdu", row_cdus[static_cast<std::size_t>(v.cdu - 1)]);
-        racks.push_back(generated(rack_shape, id, composed));
+        racks.push_back(generated(owner, rack_shape, id, composed));
         if (t.has("feeds")) {
           const MapReader f = t.map("feeds", {"a", "b", "alternate"});
           const std::string a =
@@ -316,8 +330,8 @@ void expandTemplate(YamlDocument& doc) {
           const std::optional<std::string> b_pattern =
               f.optionalString("b", "an element id pattern");
           const bool swap = f.booleanOr("alternate", false) && k % 2 == 0;
-          YAML::Node entry(YAML::NodeType::Map);
-          YAML::Node one(YAML::NodeType::Sequence);
+          YAML::Node entry = newNode(owner, YAML::NodeType::Map);
+          YAML::Node one = newNode(owner, YAML::NodeType::Sequence);
           one.push_back(id);
           entry["racks"] = one;
           if (b_pattern) {
@@ -335,10 +349,10 @@ void expandTemplate(YamlDocument& doc) {
   }
   if (halls > 1) addLayoutHalls(doc, t, hall_rows);
   if (!loop_pattern.empty())
-    addFacilityLoops(doc, t, node["facility_loop"], loop_pattern, hall_cdus);
+    addFacilityLoops(doc, owner, t, node["facility_loop"], loop_pattern, hall_cdus);
   // Explicit entries override or add (they keep their own place in the file).
-  if (!cdus.empty()) doc.root["cdus"] = merged(cdus, doc.root["cdus"]);
-  doc.root["racks"] = merged(racks, doc.root["racks"]);
+  if (!cdus.empty()) doc.root["cdus"] = merged(owner, cdus, doc.root["cdus"]);
+  doc.root["racks"] = merged(owner, racks, doc.root["racks"]);
   if (!feeds.empty()) {
     YAML::Node electrical = doc.root["electrical"];
     if (!electrical || !electrical.IsMap() || !electrical["rack_feeds"]
@@ -349,7 +363,7 @@ void expandTemplate(YamlDocument& doc) {
     }
     YAML::Node rack_feeds = electrical["rack_feeds"];
     const YAML::Node given = rack_feeds["racks"];
-    YAML::Node list(YAML::NodeType::Sequence);
+    YAML::Node list = newNode(owner, YAML::NodeType::Sequence);
     for (const YAML::Node& entry : feeds) {
       const std::string id = entry["racks"][0].Scalar();
       bool named = false;

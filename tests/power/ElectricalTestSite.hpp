@@ -2,13 +2,17 @@
 // Hand-built distribution trees for the electrical tests. Values from gb300_nvl72.md §4 where the
 // sheet has them (13.8 kV MV, 415 V LV, UPS part-load curve, 10-30 s generator start), the rest
 // stated beside each number.
+#include <algorithm>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "Gb300TestSite.hpp"
 #include "racktwin/core/ElectricalSpec.hpp"
 #include "racktwin/core/SiteSpec.hpp"
 #include "racktwin/core/SiteState.hpp"
+#include "racktwin/power/ElectricalModel.hpp"
 
 namespace racktwin::test {
 
@@ -121,5 +125,35 @@ inline void setAllDemands(core::SiteState& s, double gpu, double cpu, double sw,
   for (double& P : s.rack_air_P_demand)
     P = air;
 }
+
+/// An electrical model of a site with every chip at a typical training demand (GPU 1200 W, CPU
+/// 250 W, NVSwitch 120 W, 9 kW of tray air load per rack), stepped as the engine steps it. Change
+/// `state` before initialize() for other demands.
+struct ElectricalRig {
+  explicit ElectricalRig(core::SiteSpec spec) : site(std::move(spec)) {
+    layout = core::SiteLayout::build(site);
+    model = std::make_unique<power::ElectricalModel>(site, layout);
+    state.resize(layout, 300.0);
+    setAllDemands(state, 1200.0, 250.0, 120.0, 9000.0);
+  }
+  void initialize() { model->initialize(state); }
+  /// Steps [k0, k1) of length dt, each its own macro step.
+  void run(int k0, int k1, double dt = 0.1) {
+    for (int k = k0; k < k1; ++k) {
+      state.time = state.step_start = k * dt;
+      state.clearStepAccumulators();
+      model->advance(state.time, dt, state);
+    }
+  }
+  /// Index of a distribution element by id.
+  std::size_t element(const std::string& id) const {
+    const auto& ids = model->distribution()->elementIds();
+    return static_cast<std::size_t>(std::find(ids.begin(), ids.end(), id) - ids.begin());
+  }
+  core::SiteSpec site;
+  core::SiteLayout layout;
+  core::SiteState state;
+  std::unique_ptr<power::ElectricalModel> model;
+};
 
 }  // namespace racktwin::test

@@ -14,6 +14,7 @@
 #include "racktwin/core/ComponentId.hpp"
 #include "racktwin/core/ElectricalSpec.hpp"
 #include "racktwin/core/Error.hpp"
+#include "racktwin/core/FabricSpec.hpp"
 #include "racktwin/core/PipingNetworkSpec.hpp"
 
 namespace racktwin::core {
@@ -776,6 +777,7 @@ struct SiteSpec {
   AirPlantSpec air_plant;
   AmbientSpec ambient;
   ElectricalSpec electrical;
+  FabricSpec fabric;  // the scale-out network's switches (power and heat), if modelled
   std::vector<CduSpec> cdus;
   std::vector<SecondaryRingSpec> rings;
   std::vector<RackSpec> racks;

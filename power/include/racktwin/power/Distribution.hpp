@@ -104,6 +104,11 @@ class Distribution {
   bool feedLive(std::size_t rack, int side) const noexcept;
   /// AC input of the PSUs on a feed (W) at power factor pf.
   void setFeedLoad(std::size_t rack, int side, double P, double tan_phi) noexcept;
+  /// A load (W at power factor cos(atan(tan_phi))) at the output of a non-feed element: equipment
+  /// such as the fabric's switches hung directly on a line, transformer or UPS.
+  void setElementLoad(std::size_t b, double P, double tan_phi) noexcept {
+    tree_.setLoad(b, {P, P * tan_phi});
+  }
   /// See the class comment. Returns false when a UPS dropped its output.
   bool solve(double t, double dt) noexcept;
   void commit(double t, double dt) noexcept;

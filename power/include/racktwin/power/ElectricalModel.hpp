@@ -35,6 +35,7 @@
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/power/CompensatedSum.hpp"
 #include "racktwin/power/Distribution.hpp"
+#include "racktwin/power/FabricPower.hpp"
 #include "racktwin/power/PowerSmoothing.hpp"
 #include "racktwin/power/PsuEfficiency.hpp"
 #include "racktwin/power/Spectrum.hpp"
@@ -86,13 +87,19 @@ class ElectricalModel final : public core::Model {
   double shelfOutput(std::size_t rack, std::size_t shelf) const;
   const PsuEfficiency& psuCurve(std::size_t rack) const;
 
-  /// Run totals since initialize(), J: AC input of all power shelves (the IT energy), PSU losses
-  /// and DC energy delivered by the shelves (busbar load and, with an electrical section, its
-  /// I^2 R and the storage's charging). it = dc + psu_loss up to round-off.
+  /// Run totals since initialize(), J: AC input of all power shelves and of the fabric's switches
+  /// (the IT energy), PSU losses and DC energy delivered by the shelves (busbar load and, with an
+  /// electrical section, its I^2 R and the storage's charging). it = dc + psu_loss + fabric up to
+  /// round-off.
   double itEnergy() const noexcept { return it_energy_.value(); }
   double psuLossEnergy() const noexcept { return psu_loss_energy_.value(); }
   double dcEnergy() const noexcept { return dc_energy_.value(); }
-  /// Sum of the racks' AC input now, W.
+  /// AC input of the fabric's switches since initialize(), J (0 without a fabric).
+  double fabricEnergy() const noexcept { return fabric_energy_.value(); }
+  /// The fabric's switches now, W (0 without a fabric, or while their elements are dead).
+  double fabricPower() const noexcept { return fabric_P_; }
+  const FabricPower& fabric() const noexcept { return fabric_; }
+  /// Sum of the racks' AC input and the fabric's switches now, W.
   double siteItPower() const noexcept { return site_P_it_; }
 
   // Site-level results (both modes).
@@ -180,6 +187,9 @@ class ElectricalModel final : public core::Model {
   /// Per-step site statistics shared by both modes.
   void recordSite(double t, double dt, double P_facility, double P_it);
   std::size_t rackIndex(const core::EventSpec& event) const;
+  /// Books the fabric's draw over the sub-step [state.time, + dt): energies, the hall's air heat,
+  /// the views. Returns the power drawn, W.
+  double bookFabric(double dt, core::SiteState& state);
 
   const core::SiteLayout& layout_;
   bool present_ = false;
@@ -206,6 +216,14 @@ class ElectricalModel final : public core::Model {
   std::vector<double> gpu_P_step_mean_;  // W, recorder view: mean over the last macro step
   double site_P_it_ = 0.0;
   double site_P_it_mean_ = 0.0;  // W, mean since the macro step began (every sub-step)
+
+  // The fabric's switches (FabricPower.hpp): constant loads on the tree or an ideal source.
+  FabricPower fabric_;
+  double fabric_P_ = 0.0;             // W now (recorder view)
+  double fabric_P_mean_ = 0.0;        // W, mean since the macro step began (recorder view)
+  double fabric_E_macro_ = 0.0;       // J since the macro step began
+  double fabric_macro_start_ = -1.0;  // s, the macro step fabric_E_macro_ belongs to
+  CompensatedSum fabric_energy_;
 
   CompensatedSum it_energy_;
   CompensatedSum psu_loss_energy_;
@@ -297,6 +315,10 @@ class ElectricalModel final : public core::Model {
   CompensatedSum busbar_loss_energy_;
   CompensatedSum storage_change_;
   double feed_utilisation_max_ = 0.0;
+  // MV feeders: the lines hung on the MV bus (one per hall of a site), and the highest current
+  // each carried over the run's steps (A).
+  std::vector<std::size_t> mv_feeders_;
+  std::vector<double> mv_feeder_I_max_;
 };
 
 }  // namespace racktwin::power
