@@ -38,7 +38,8 @@ double triadBandwidth(unsigned threads) {
       });
     for (std::thread& member : team)
       member.join();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    best = std::min(
+        best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   return 24.0 * static_cast<double>(n) / best;
 }
@@ -93,17 +94,17 @@ int main(int argc, char** argv) {
     //  GPU: publish 10, executor's input scan 3, and per electrical sub-step its demand and
     //  drawn power compared (2), with the energies flushed once (4).
     const int substeps = site.simulation.substeps;
-    const double bytes =
-        8.0
-        * (13.0 * static_cast<double>(cells) + 32.0 * static_cast<double>(nodes)
-           + (17.0 + 2.0 * substeps) * static_cast<double>(gpus));
+    const double bytes = 8.0
+                         * (13.0 * static_cast<double>(cells) + 32.0 * static_cast<double>(nodes)
+                            + (17.0 + 2.0 * substeps) * static_cast<double>(gpus));
     const double bandwidth = triadBandwidth(threads);
     std::printf("thermal network: %zu coolant cells, %zu chip nodes, %zu coolant loops\n", cells,
                 nodes, loops);
-    std::printf("memory bound: %.1f MB a macro step at %.1f GB/s (STREAM triad, %u threads) = "
-                "%.2f ms; the step takes %.2f ms, %.1f times the bound\n",
-                bytes / 1e6, bandwidth / 1e9, threads, 1e3 * bytes / bandwidth,
-                1e3 * best_loop / steps, (best_loop / steps) / (bytes / bandwidth));
+    std::printf(
+        "memory bound: %.1f MB a macro step at %.1f GB/s (STREAM triad, %u threads) = "
+        "%.2f ms; the step takes %.2f ms, %.1f times the bound\n",
+        bytes / 1e6, bandwidth / 1e9, threads, 1e3 * bytes / bandwidth, 1e3 * best_loop / steps,
+        (best_loop / steps) / (bytes / bandwidth));
   } catch (const std::exception& error) {
     std::fprintf(stderr, "bench_twin: %s\n", error.what());
     return 1;

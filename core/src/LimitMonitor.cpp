@@ -55,8 +55,9 @@ class EntityIndex {
   }
   /// The column of an id (the first in column order when ids repeat), or npos.
   std::size_t find(const std::string& id) const {
-    const auto at = std::lower_bound(order_.begin(), order_.end(), id,
-                                     [&](std::size_t k, const std::string& v) { return (*ids_)[k] < v; });
+    const auto at =
+        std::lower_bound(order_.begin(), order_.end(), id,
+                         [&](std::size_t k, const std::string& v) { return (*ids_)[k] < v; });
     std::size_t best = std::string::npos;
     for (auto it = at; it != order_.end() && (*ids_)[*it] == id; ++it)
       best = std::min(best, *it);
@@ -64,9 +65,9 @@ class EntityIndex {
   }
   /// The columns whose ids start with `prefix`, in column order.
   void withPrefix(const std::string& prefix, std::vector<std::size_t>& out) const {
-    const auto at = std::lower_bound(
-        order_.begin(), order_.end(), prefix,
-        [&](std::size_t k, const std::string& v) { return (*ids_)[k] < v; });
+    const auto at =
+        std::lower_bound(order_.begin(), order_.end(), prefix,
+                         [&](std::size_t k, const std::string& v) { return (*ids_)[k] < v; });
     const std::size_t first = out.size();
     for (auto it = at; it != order_.end() && (*ids_)[*it].compare(0, prefix.size(), prefix) == 0;
          ++it)

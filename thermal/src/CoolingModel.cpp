@@ -241,7 +241,8 @@ CoolingModel::CoolingModel(const core::SiteSpec& site, const core::SiteLayout& l
     std::sort(order.begin(), order.end());
   }
   for (std::size_t l = 1; l < impl_->loops.size(); ++l)
-    impl_->loop_tray_begin[l] = impl_->loop_tray_begin[l - 1] + impl_->loops[l - 1].tray_links.size();
+    impl_->loop_tray_begin[l] =
+        impl_->loop_tray_begin[l - 1] + impl_->loops[l - 1].tray_links.size();
   impl_->loop_iterations_max.assign(impl_->loops.size(), 0);
 }
 

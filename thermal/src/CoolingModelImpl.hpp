@@ -154,17 +154,9 @@ struct CoolingModel::Impl {
     return context(record, hydraulic_solves, hydraulic_iterations_max);
   }
   cooling::LoopContext context(cooling::EnergyAudit& record, int& solves, int& iterations_max) {
-    return cooling::LoopContext{cells,
-                                chips,
-                                units,
-                                couplings,
-                                record,
-                                rack_dp_available,
-                                rack_V_flow,
-                                solves,
-                                iterations_max,
-                                general_sweep_only,
-                                plate_heat_error};
+    return cooling::LoopContext{
+        cells,       chips,  units,          couplings,          record,          rack_dp_available,
+        rack_V_flow, solves, iterations_max, general_sweep_only, plate_heat_error};
   }
   void solveHydraulics(cooling::CoolantLoop& loop) {
     cooling::LoopContext ctx = context();
