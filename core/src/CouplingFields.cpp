@@ -16,6 +16,8 @@ constexpr std::array<std::string_view, kCouplingFieldCount> kNames = {
     "rack_fan_P",     "rack_P_dc",       "rack_P_ac",        "rack_P_psu_loss", "rack_air_E_step",
     "rack_ac_E_step", "hall_air_E_step", "rack_gpu_P_limit", "rack_powered"};
 
+static_assert(!kNames.back().empty(), "a name for every coupling field");
+
 // FNV-1a over the bytes of a field.
 std::uint64_t hashBytes(const void* data, std::size_t size) noexcept {
   const auto* p = static_cast<const unsigned char*>(data);
@@ -67,6 +69,7 @@ void checkCouplingOwnership(std::span<Model* const> models) {
 }
 
 std::vector<std::uint64_t> couplingFingerprints(const SiteState& s) {
+  // One per field, in CouplingField order (undeclaredWrites names them by position).
   return {hashOf(s.gpu_P_demand),      hashOf(s.gpu_P),
           hashOf(s.gpu_E_step),        hashOf(s.gpu_P_step_max),
           hashOf(s.gpu_T_junction),    hashOf(s.gpu_throttled),

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <thread>
 
+#include "racktwin/core/Error.hpp"
+
 namespace racktwin::core {
 
 thread_local bool ThreadPool::in_task_ = false;
@@ -111,6 +113,7 @@ void ThreadPool::work() {
 }
 
 void ThreadPool::run(std::size_t tasks, Call call, void* context) {
+  RACKTWIN_ASSERT(tasks <= kTaskMask, "a pass has fewer than 2^32 tasks (the claim's low half)");
   // Tasks are claimed one by one, tagged with the pass's generation; the caller waits only for
   // the tasks claimed (a worker that wakes late finds none left and is not waited for).
   const std::uint64_t generation = generation_.load(std::memory_order_relaxed) + 1;

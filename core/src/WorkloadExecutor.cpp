@@ -439,19 +439,7 @@ void WorkloadExecutor::useThreads(ThreadPool& pool) {
 
 void WorkloadExecutor::writeDemands(SiteState& state) noexcept {
   // A rack's demands depend on its own loads and inputs only: blocks of racks side by side.
-  const std::size_t racks = layout_.rack_count;
-  const auto block = [&](std::size_t b) {
-    const std::size_t end = std::min(racks, (b + 1) * kRackBlock);
-    for (std::size_t r = b * kRackBlock; r < end; ++r)
-      writeRack(r, state);
-  };
-  const std::size_t blocks = (racks + kRackBlock - 1) / kRackBlock;
-  if (pool_ != nullptr) {
-    pool_->forEach(blocks, block);
-  } else {
-    for (std::size_t b = 0; b < blocks; ++b)
-      block(b);
-  }
+  forEachItem(pool_, layout_.rack_count, kRackBlock, [&](std::size_t r) { writeRack(r, state); });
 }
 
 void WorkloadExecutor::writeRack(std::size_t r, SiteState& state) noexcept {

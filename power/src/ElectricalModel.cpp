@@ -10,11 +10,11 @@
 #include <string>
 #include <utility>
 
-#include "RackBlocks.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Recorder.hpp"
 #include "racktwin/core/StateArchive.hpp"
 #include "racktwin/core/Summary.hpp"
+#include "racktwin/core/ThreadPool.hpp"
 
 namespace racktwin::power {
 
@@ -318,7 +318,8 @@ void ElectricalModel::solve(double dt, core::SiteState& state) {
   // Step means (energy so far over time so far) are what a report integrates: at the last
   // sub-step they equal the macro step's average, free of the aliasing of instantaneous samples.
   const double elapsed = state.time + dt - state.step_start;
-  forEachRack([&](std::size_t r) { solveRack(r, dt, elapsed, state); });
+  core::forEachItem(pool_, layout_.rack_count, kRackBlock,
+                    [&](std::size_t r) { solveRack(r, dt, elapsed, state); });
   // The site's sums in rack order, from the racks' own values.
   double site_P_ac = 0.0;
   double site_P_dc = 0.0;

@@ -8,10 +8,10 @@
 #include <utility>
 
 #include "FastSum.hpp"
-#include "RackBlocks.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Recorder.hpp"
 #include "racktwin/core/Summary.hpp"
+#include "racktwin/core/ThreadPool.hpp"
 #include "racktwin/power/ElectricalModel.hpp"
 
 namespace racktwin::power {
@@ -199,7 +199,8 @@ void ElectricalModel::computeRack(std::size_t r, double t, double dt,
 }
 
 void ElectricalModel::computeRacks(double t, double dt, const core::SiteState& state) {
-  forEachRack([&](std::size_t r) { computeRack(r, t, dt, state); });
+  core::forEachItem(pool_, layout_.rack_count, kRackBlock,
+                    [&](std::size_t r) { computeRack(r, t, dt, state); });
   // The tree's loads in rack order, after the racks (the tree is shared by them).
   for (std::size_t r = 0; r < layout_.rack_count; ++r) {
     const RackStep& k = rack_step_[r];

@@ -14,6 +14,20 @@
 
 namespace racktwin::test {
 
+/// Keeps every record.
+class RowTap final : public racktwin::core::RecorderSink {
+ public:
+  void open(const racktwin::core::RunMetadata&,
+            const std::vector<racktwin::core::ChannelInfo>&) override {}
+  void append(double time, std::span<const double> row) override {
+    times.push_back(time);
+    rows.emplace_back(row.begin(), row.end());
+  }
+  void close(bool, std::string_view) override {}
+  std::vector<double> times;
+  std::vector<std::vector<double>> rows;
+};
+
 inline std::string sourcePath(const std::string& relative) {
   return std::string(RACKTWIN_SOURCE_DIR) + "/" + relative;
 }

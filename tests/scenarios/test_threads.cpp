@@ -18,17 +18,7 @@ namespace {
 
 using racktwin::scenarios::Twin;
 
-class RowTap final : public racktwin::core::RecorderSink {
- public:
-  void open(const racktwin::core::RunMetadata&,
-            const std::vector<racktwin::core::ChannelInfo>&) override {}
-  void append(double time, std::span<const double> row) override {
-    times.push_back(time);
-    rows.insert(rows.end(), row.begin(), row.end());
-  }
-  void close(bool, std::string_view) override {}
-  std::vector<double> times, rows;
-};
+using racktwin::test::RowTap;
 
 struct Run {
   std::vector<double> times, rows, T_junction;
@@ -53,7 +43,8 @@ Run runWith(const racktwin::core::SiteSpec& site, unsigned threads,
   run.throttled = twin.state().gpu_throttled;
   run.summary = twin.finish(true).toJson();
   run.times = std::move(tap.times);
-  run.rows = std::move(tap.rows);
+  for (const std::vector<double>& row : tap.rows)
+    run.rows.insert(run.rows.end(), row.begin(), row.end());
   return run;
 }
 

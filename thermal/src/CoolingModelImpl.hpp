@@ -72,12 +72,7 @@ struct CoolingModel::Impl {
   /// body(l) for every loop, side by side on the pool when there is one.
   template <class Body>
   void forEachLoop(Body&& body) {
-    if (pool != nullptr) {
-      pool->forEach(loops.size(), body);
-    } else {
-      for (std::size_t l = 0; l < loops.size(); ++l)
-        body(l);
-    }
+    core::forEachTask(pool, loops.size(), body);
   }
   /// Adds the loops' audit records and solve counts of a pass to the model's, in loop order.
   void mergeLoopRecords();

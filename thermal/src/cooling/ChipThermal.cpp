@@ -245,13 +245,7 @@ void ChipThermal::publishGpus(core::SiteState& state, std::size_t block, double 
 
 template <class Body>
 void ChipThermal::forEachBlock(std::size_t count, Body&& body) {
-  const std::size_t blocks = (count + kChipBlock - 1) / kChipBlock;
-  if (pool_ != nullptr) {
-    pool_->forEach(blocks, body);
-  } else {
-    for (std::size_t b = 0; b < blocks; ++b)
-      body(b);
-  }
+  core::forEachTask(pool_, (count + kChipBlock - 1) / kChipBlock, body);
 }
 
 void ChipThermal::noteFault(double time, const core::SiteState& state) {

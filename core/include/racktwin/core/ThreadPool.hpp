@@ -14,6 +14,7 @@
 // An exception thrown by a task is kept; after the pass the exception of the lowest task index
 // is rethrown on the caller's thread (the one a serial pass would have met first). A pass
 // started from inside a task runs serially on that thread.
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -73,5 +74,27 @@ class ThreadPool {
   std::size_t error_task_ = 0;
   static thread_local bool in_task_;
 };
+
+/// body(task) for every task in [0, tasks): on `pool`, or on the caller when it is null.
+template <class Body>
+void forEachTask(ThreadPool* pool, std::size_t tasks, Body&& body) {
+  if (pool != nullptr) {
+    pool->forEach(tasks, body);
+  } else {
+    for (std::size_t t = 0; t < tasks; ++t)
+      body(t);
+  }
+}
+
+/// body(i) for every item in [0, items), in tasks of `per_task` consecutive items (a fixed size,
+/// so what a task computes does not depend on the number of threads).
+template <class Body>
+void forEachItem(ThreadPool* pool, std::size_t items, std::size_t per_task, Body&& body) {
+  forEachTask(pool, (items + per_task - 1) / per_task, [&](std::size_t task) {
+    const std::size_t end = std::min(items, (task + 1) * per_task);
+    for (std::size_t i = task * per_task; i < end; ++i)
+      body(i);
+  });
+}
 
 }  // namespace racktwin::core

@@ -149,9 +149,6 @@ class ElectricalModel final : public core::Model {
   // state, and the site's sums are added afterwards in rack order).
   static constexpr std::size_t kRackBlock = 32;
   core::ThreadPool* pool_ = nullptr;
-  /// body(r) for every rack, block by block on the pool (or serially without one).
-  template <class Body>
-  void forEachRack(Body&& body);
   /// One rack's part of solve(): its powers, losses and energies.
   void solveRack(std::size_t r, double dt, double elapsed, core::SiteState& state);
   std::size_t shelfIndex(std::size_t rack, std::size_t shelf) const;
