@@ -600,6 +600,8 @@ int runCommand(const RunArguments& arguments) {
   // A rating exceeded is said first, on stderr (the run's answer may be that it is exceeded).
   for (const std::string& line : twin->limits().violationLines())
     std::fprintf(stderr, "racktwin: RATING EXCEEDED: %s\n", line.c_str());
+  for (const std::string& line : twin->runWarnings())
+    std::fprintf(stderr, "racktwin: warning: %s\n", line.c_str());
   if (!arguments.quiet) printSummary(summary, *twin, output, wall_s, run.us_units);
   if (!complete) {
     std::fprintf(stderr,

@@ -240,6 +240,10 @@ constexpr std::array kLayouts = std::to_array<SummaryKeyLayout>({
      "Electrical energy balance, relative error", "", 1.0, 0.0, false},
     {"input_warnings", S::Checks, 0, "Input warnings (values outside their usual range)", "", 1.0,
      0.0, false},
+    {"cdus_hunting", S::Checks, 0, "CDUs whose supply hunts about its set-point", "", 1.0, 0.0,
+     false},
+    {"cdu_hunting_swing_max_K", S::Checks, 0, "Largest swing of a hunting CDU supply", "K", 1.0,
+     0.0, false},
     {"load_flow_unconverged_steps", S::Checks, 0,
      "Load-flow steps without convergence (voltage collapse)", "", 1.0, 0.0, false},
     // The run.

@@ -272,6 +272,12 @@ const core::Recorder& Twin::recorder() const noexcept {
 const core::LimitMonitor& Twin::limits() const noexcept {
   return impl_->limits;
 }
+std::vector<std::string> Twin::runWarnings() const {
+  std::vector<std::string> lines;
+  for (const core::Model* model : impl_->engine.models())
+    model->runWarnings(lines);
+  return lines;
+}
 
 void Twin::watchCouplingWrites() noexcept {
   impl_->engine.watchCouplingWrites();

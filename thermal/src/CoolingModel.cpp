@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -458,6 +460,9 @@ void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
       CduUnit& unit = units[u];
       unit.takeSweep(couplings[unit.hx_coupling], loop.node_T[unit.supply],
                      loop.node_T[unit.suction], plant);
+      // A running unit whose valve its PI moves: does the supply hunt about the set-point?
+      if (unit.pumps_running > 0 && !unit.valve_stuck)
+        unit.supply_watch.observe(t_start + h, h, unit.T_supply - unit.T_supply_set);
     }
     loop.audit(own, static_cast<std::uint32_t>(l), t_start + h, h);
   };
@@ -773,8 +778,47 @@ void CoolingModel::declareChannels(core::Recorder& recorder) {
                &m.ledger.residual);
 }
 
+void CoolingModel::runWarnings(std::vector<std::string>& lines) const {
+  const Impl& m = *impl_;
+  char text[512];
+  // A site of hundreds of CDUs that all hunt: the first few by name, then how many more.
+  constexpr std::size_t kNamed = 5;
+  std::size_t found = 0;
+  for (const CduUnit& unit : m.units) {
+    const cooling::HuntingWatch& w = unit.supply_watch;
+    if (!w.found() || ++found > kNamed) continue;
+    std::snprintf(text, sizeof text,
+                  "CDU '%s' hunts from t = %.0f s: its secondary supply swings up to %.2f K about "
+                  "its %.2f degC set-point (period about %.0f s). Its valve PI is unstable when "
+                  "sampled every %.3g s, the thermal cycle then (simulation.control_step, or "
+                  "the step when shorter): a shorter control step gives the controller's true "
+                  "response",
+                  unit.cdu->id.str().c_str(), w.foundAt(), w.amplitude(),
+                  unit.T_supply_set - core::kZeroCelsius_K, w.period(), w.sample());
+    lines.emplace_back(text);
+  }
+  if (found > kNamed) {
+    lines.push_back("and " + std::to_string(found - kNamed)
+                    + " more CDUs hunt (summary: cdus_hunting, cdu_hunting_swing_max_K)");
+  }
+}
+
 void CoolingModel::summarise(core::Summary& summary) const {
   const Impl& m = *impl_;
+  {
+    // CDUs whose supply hunts (runWarnings), and the largest swing among them.
+    double hunting = 0.0, swing = 0.0;
+    for (const CduUnit& unit : m.units) {
+      if (!unit.supply_watch.found()) continue;
+      hunting += 1.0;
+      swing = std::max(swing, unit.supply_watch.amplitude());
+    }
+    summary.add(
+        {"cdus_hunting", hunting, "CDUs whose supply hunts about its set-point", "", 1.0, 0.0});
+    summary.add({"cdu_hunting_swing_max_K",
+                 hunting > 0.0 ? std::optional<double>(swing) : std::nullopt,
+                 "Largest swing of a hunting CDU supply", "K", 1.0, 0.0});
+  }
   const cooling::EnergyLedger& e = m.ledger;
   const double residual = e.E_in - e.E_rejected - (m.stored() - e.E_stored_initial);
   summary.add({"max_gpu_temperature_K", m.chips.maxGpuJunction(), "Max GPU junction temperature",

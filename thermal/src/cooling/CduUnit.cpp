@@ -206,6 +206,7 @@ void CduUnit::visitState(core::StateArchive& b) {
     facility_C_nominal, C_facility, G_hx, C_air, fan_P);
   b(Q_hx, T_supply, T_return, V_secondary, V_facility, T_facility_return, pump_dp, pump_P_hydraulic,
     pump_P_electric);
+  supply_watch.visit(b);
 }
 
 }  // namespace racktwin::thermal::cooling

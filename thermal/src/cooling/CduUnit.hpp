@@ -11,6 +11,7 @@
 #include <span>
 
 #include "cooling/Common.hpp"
+#include "cooling/HuntingWatch.hpp"
 #include "racktwin/core/SiteSpec.hpp"
 #include "racktwin/thermal/ActuatorFilter.hpp"
 #include "racktwin/thermal/Coolant.hpp"
@@ -62,6 +63,8 @@ struct CduUnit {
   double pump_command = 0.0;
   CriticallyDampedFilter pump_drive;
   bool valve_stuck = false;  // a stuck valve holds its opening
+  /// The secondary supply about its set-point, for a valve PI that hunts at the control step.
+  HuntingWatch supply_watch;
   double T_facility_supply = 0.0;
   double T_supply_set = 0.0;        // K, may change by event
   double facility_C_nominal = 0.0;  // W/K at a fully open valve

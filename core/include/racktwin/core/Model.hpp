@@ -1,7 +1,9 @@
 #pragma once
 // The interface every domain model (workload, electrical, thermal) implements, in the shape of a
 // co-simulation participant: initialize, advance(dt) many times, finalize.
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "racktwin/core/CouplingFields.hpp"
 #include "racktwin/core/Error.hpp"
@@ -38,6 +40,9 @@ class Model {
   virtual void useThreads(ThreadPool& /*pool*/) {}
   /// Adds this model's run metrics.
   virtual void summarise(Summary& /*summary*/) const {}
+  /// Appends what the run so far gives reason to doubt, one sentence a line (a controller that
+  /// hunts at the control step, say): the program prints them as warnings with the summary.
+  virtual void runWarnings(std::vector<std::string>& /*lines*/) const {}
   /// Saves or restores every value of this model that a run changes (StateArchive.hpp), for the
   /// checkpoints a run resumes from; `state` is the run's coupling data (saved by the engine).
   /// A model that lists no state cannot be resumed: the default refuses rather than resume it

@@ -62,6 +62,8 @@ class Twin {
   const core::Recorder& recorder() const noexcept;
   /// The design limits checked at every record (worst margins, violations; LimitMonitor.hpp).
   const core::LimitMonitor& limits() const noexcept;
+  /// The models' warnings about the run so far (core::Model::runWarnings), in model order.
+  std::vector<std::string> runWarnings() const;
   /// From now on, checks around every call of a model that it changed only the coupling fields
   /// it declares (core::Engine::watchCouplingWrites; slow, for tests); what it found so far.
   void watchCouplingWrites() noexcept;

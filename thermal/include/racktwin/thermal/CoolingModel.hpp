@@ -64,6 +64,8 @@ class CoolingModel : public core::Model {
   bool applyEvent(const core::EventSpec& event, core::SiteState& state) override;
   void declareChannels(core::Recorder& recorder) override;
   void summarise(core::Summary& summary) const override;
+  /// A CDU whose supply hunts about its set-point (cooling::HuntingWatch): one line each.
+  void runWarnings(std::vector<std::string>& lines) const override;
   void visitState(core::StateArchive& archive, const core::SiteState& state) override;
   /// The coolant loops' sweeps and audits and the chips' junctions run on these threads.
   void useThreads(core::ThreadPool& pool) override;
