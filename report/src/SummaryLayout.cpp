@@ -244,6 +244,8 @@ constexpr std::array kLayouts = std::to_array<SummaryKeyLayout>({
      false},
     {"cdu_hunting_swing_max_K", S::Checks, 0, "Largest swing of a hunting CDU supply", "K", 1.0,
      0.0, false},
+    {"control_step_final_s", S::Run, 0, "Control step at the end (halved while a CDU hunted)", "s",
+     1.0, 0.0, false},
     {"load_flow_unconverged_steps", S::Checks, 0,
      "Load-flow steps without convergence (voltage collapse)", "", 1.0, 0.0, false},
     // The run.

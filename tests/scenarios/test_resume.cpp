@@ -128,6 +128,23 @@ TEST_CASE("a site of several facility loops resumes bit for bit", "[scenarios][r
   requireSameRecords(reference, resumed);
 }
 
+TEST_CASE("a run whose control step is halved as its CDUs hunt resumes bit for bit",
+          "[scenarios][resume][hunting]") {
+  // The 64-rack hall at 10 s steps: its valve PIs hunt and the control step is halved twice,
+  // at about 500 and 580 s (tests/scenarios/test_hunting.cpp). Cuts before, between and after.
+  racktwin::core::SiteSpec site = racktwin::scenarios::loadScenario(
+      racktwin::test::sourcePath("scenarios/cluster-64-racks.yaml"));
+  site.simulation.step = 10.0;
+  site.simulation.control_step = 10.0;
+  site.simulation.substeps = 1;
+  site.simulation.duration = 1000.0;
+  site.simulation.record_interval = 50.0;
+  const Records reference = uninterrupted(site);
+  REQUIRE(reference.summary.find("\"control_step_final_s\": 2.5") != std::string::npos);
+  const Records resumed = interrupted(site, {41, 54, 73});
+  requireSameRecords(reference, resumed);
+}
+
 TEST_CASE("fast-forward: two runs are identical, and a resumed run equals them bit for bit",
           "[scenarios][resume][fast_forward]") {
   // The step rule's state (the preferred length, the settle time, the junction temperatures it

@@ -408,6 +408,29 @@ void CoolingModel::advance(double t, double dt, core::SiteState& state) {
   }
 }
 
+void CoolingModel::Impl::answerHunting(double t, double h) {
+  // Serial, in site order after the loops' pass: the same answer for any number of threads.
+  bool fresh = false;
+  std::uint32_t first = 0;
+  for (std::uint32_t u = 0; u < units.size(); ++u) {
+    if (units[u].supply_watch.takeFresh() && !fresh) {
+      fresh = true;
+      first = u;
+    }
+  }
+  if (!fresh) return;
+  const double sample = std::min(control_step, h);
+  if (sample <= kControlStepMin * (1.0 + 1e-9)) {
+    hunting_at_minimum = true;
+    return;
+  }
+  const double shorter = std::max(0.5 * sample, kControlStepMin);
+  control_step_changes.push_back({t, sample, shorter, first});
+  control_step = shorter;
+  for (CduUnit& unit : units)
+    unit.supply_watch.rearm();
+}
+
 void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
   // Every sweep rewrites all cell and die temperatures: the old step's become the "old" ones by
   // swapping buffers, not copying them.
@@ -468,6 +491,7 @@ void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
   };
   forEachLoop(sweepLoop);
   mergeLoopRecords();
+  answerHunting(t_start + h, h);
   double Q_water = 0.0;  // into facility water through the CDU exchangers
   for (const CduUnit& unit : units) {
     Q_in += unit.pump_P_electric;  // hydraulic part into the coolant, motor loss into the room
@@ -780,7 +804,7 @@ void CoolingModel::declareChannels(core::Recorder& recorder) {
 
 void CoolingModel::runWarnings(std::vector<std::string>& lines) const {
   const Impl& m = *impl_;
-  char text[512];
+  char text[640];
   // A site of hundreds of CDUs that all hunt: the first few by name, then how many more.
   constexpr std::size_t kNamed = 5;
   std::size_t found = 0;
@@ -788,18 +812,31 @@ void CoolingModel::runWarnings(std::vector<std::string>& lines) const {
     const cooling::HuntingWatch& w = unit.supply_watch;
     if (!w.found() || ++found > kNamed) continue;
     std::snprintf(text, sizeof text,
-                  "CDU '%s' hunts from t = %.0f s: its secondary supply swings up to %.2f K about "
-                  "its %.2f degC set-point (period about %.0f s). Its valve PI is unstable when "
-                  "sampled every %.3g s, the thermal cycle then (simulation.control_step, or "
-                  "the step when shorter): a shorter control step gives the controller's true "
-                  "response",
+                  "CDU '%s' hunted from t = %.0f s: its secondary supply swung by up to %.2f K "
+                  "about its %.2f degC set-point (period about %.0f s) with its valve PI sampled "
+                  "every %.3g s (the thermal cycle: simulation.control_step, or the step when "
+                  "shorter)",
                   unit.cdu->id.str().c_str(), w.foundAt(), w.amplitude(),
                   unit.T_supply_set - core::kZeroCelsius_K, w.period(), w.sample());
     lines.emplace_back(text);
   }
   if (found > kNamed) {
     lines.push_back("and " + std::to_string(found - kNamed)
-                    + " more CDUs hunt (summary: cdus_hunting, cdu_hunting_swing_max_K)");
+                    + " more CDUs hunted (summary: cdus_hunting, cdu_hunting_swing_max_K)");
+  }
+  for (const Impl::ControlStepChange& c : m.control_step_changes) {
+    std::snprintf(text, sizeof text,
+                  "the controllers' sample interval was halved from %.3g s to %.3g s at t = %.0f s "
+                  "(CDU '%s' hunted); values before then carry the swing",
+                  c.from, c.to, c.t, m.units[c.unit].cdu->id.str().c_str());
+    lines.emplace_back(text);
+  }
+  if (m.hunting_at_minimum) {
+    std::snprintf(text, sizeof text,
+                  "a CDU hunted with its valve PI sampled every %.3g s, the shortest interval "
+                  "the run tries: its PI's gains are unstable on this loop, not the numerics",
+                  Impl::kControlStepMin);
+    lines.emplace_back(text);
   }
 }
 
@@ -818,6 +855,8 @@ void CoolingModel::summarise(core::Summary& summary) const {
     summary.add({"cdu_hunting_swing_max_K",
                  hunting > 0.0 ? std::optional<double>(swing) : std::nullopt,
                  "Largest swing of a hunting CDU supply", "K", 1.0, 0.0});
+    summary.add({"control_step_final_s", m.control_step,
+                 "Control step at the end (halved while a CDU hunted)", "s", 1.0, 0.0});
   }
   const cooling::EnergyLedger& e = m.ledger;
   const double residual = e.E_in - e.E_rejected - (m.stored() - e.E_stored_initial);

@@ -99,6 +99,19 @@ struct CoolingModel::Impl {
   std::vector<PlantTotals> plant_before;  // one per loop
 
   double control_step = cooling::kControlStep;  // s, SimulationSpec::control_step
+  // A CDU that hunts (cooling::HuntingWatch) halves the control step for the rest of the run,
+  // down to kControlStepMin: the controllers' sample interval is numerics, and one that makes a
+  // controller unstable gives a swing the real one would not have.
+  static constexpr double kControlStepMin = 0.25;  // s
+  struct ControlStepChange {
+    double t = 0.0, from = 0.0, to = 0.0;  // s: when, and the control step before and after
+    std::uint32_t unit = 0;                // the CDU whose hunting it answered
+  };
+  std::vector<ControlStepChange> control_step_changes;
+  bool hunting_at_minimum = false;  // a CDU hunted with its PI sampled every kControlStepMin
+  /// After a cycle of h ending at t: when a CDU's watch has just recognised hunting, halves the
+  /// controllers' sample interval (the shorter of the control step and h).
+  void answerHunting(double t, double h);
   int hydraulic_solves = 0, hydraulic_iterations_max = 0;
   bool initialised = false;
   double now = 0.0;                 // s, end of the last step (when events apply)

@@ -99,6 +99,8 @@ void CoolingModel::visitState(core::StateArchive& a, const core::SiteState& /*st
   a(m.T_inlet_max, m.E_server_fans);
   m.ledger.visitState(a);
   a(m.hydraulic_solves, m.hydraulic_iterations_max, m.now);
+  a(m.control_step, m.hunting_at_minimum);
+  a.trivialResizable(m.control_step_changes);
   a.trivial(m.audit);
   a.trivial(m.design);
   a(m.rack_dp_available, m.rack_V_flow, m.tray_V_flow, m.tray_T_out);

@@ -11,6 +11,10 @@
 // kHalfCycles of them in a row is hunting. A disturbance that the loop damps
 // (a checkpoint's dip answered at one-second samples) shrinks from one half-cycle to the next
 // and is not counted.
+//
+// The cooling model answers a finding by sampling its controllers more often (it halves the
+// control step) and re-arms every watch, which then counts afresh at the new step: a second
+// finding halves it again.
 #include <cmath>
 
 namespace racktwin::core {
@@ -35,10 +39,14 @@ class HuntingWatch {
         double& last_peak = side_ > 0 ? last_peak_above_ : last_peak_below_;
         const bool counted = peak_ >= kAmplitude && peak_ >= kSustained * last_peak;
         count_ = counted ? count_ + 1 : 0;
-        if (counted && count_ >= kHalfCycles && !(found_at_ >= 0.0)) {
-          found_at_ = t;
-          period_ = 2.0 * (t - half_start_);
-          sample_ = h;
+        if (counted && count_ >= kHalfCycles && !recognised_) {
+          recognised_ = true;
+          fresh_ = true;
+          if (!(found_at_ >= 0.0)) {
+            found_at_ = t;
+            period_ = 2.0 * (t - half_start_);
+            sample_ = h;
+          }
         }
         if (found_at_ >= 0.0 && counted) amplitude_ = std::fmax(amplitude_, peak_);
         last_peak = peak_;
@@ -51,6 +59,19 @@ class HuntingWatch {
   }
 
   bool found() const noexcept { return found_at_ >= 0.0; }
+  /// Hunting recognised since the last call (and since the last rearm); clears the mark.
+  bool takeFresh() noexcept {
+    const bool fresh = fresh_;
+    fresh_ = false;
+    return fresh;
+  }
+  /// Counts afresh (after the controllers' sample interval changed); what was found stays.
+  void rearm() noexcept {
+    side_ = 0;
+    count_ = 0;
+    peak_ = last_peak_above_ = last_peak_below_ = 0.0;
+    recognised_ = fresh_ = false;
+  }
   /// s, when hunting was first recognised (-1 when never).
   double foundAt() const noexcept { return found_at_; }
   /// K, the largest peak of a counted half-cycle from then on.
@@ -63,12 +84,14 @@ class HuntingWatch {
   template <class Archive>
   void visit(Archive& a) {
     a(side_, count_, peak_, last_peak_above_, last_peak_below_, half_start_, found_at_, amplitude_,
-      period_, sample_);
+      period_, sample_, recognised_, fresh_);
   }
 
  private:
   int side_ = 0;  // which side of the band the error was last on (0: not yet out of it)
   int count_ = 0;
+  bool recognised_ = false;  // since the last rearm
+  bool fresh_ = false;       // recognised and not yet taken
   double peak_ = 0.0, last_peak_above_ = 0.0, last_peak_below_ = 0.0, half_start_ = 0.0;
   double found_at_ = -1.0, amplitude_ = 0.0, period_ = 0.0, sample_ = 0.0;
 };
