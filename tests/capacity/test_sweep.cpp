@@ -116,7 +116,7 @@ TEST_CASE("a Latin hypercube puts one draw in each stratum of every range", "[ca
     CHECK(again[i].patches.back().value == cases[i].patches.back().value);
 }
 
-TEST_CASE("a sweep gives the same file on 1 and 2 threads; failed cases are kept",
+TEST_CASE("a sweep gives the same file on 1 and 2 threads, failed cases are kept",
           "[capacity][sweep]") {
   const std::string dir = scratchDirectory("sweep-threads");
   const auto one = runProgram(cli() + " sweep " + kSmall + " -j 1 -q -o " + dir + "/j1.h5");

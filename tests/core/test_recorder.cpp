@@ -127,7 +127,7 @@ TEST_CASE("Records hold interval means of sub-step and macro-step rates, samples
   CHECK(sink.complete);
 }
 
-TEST_CASE("A maximum covers only its own interval; an aborted run gets no partial record",
+TEST_CASE("A maximum covers only its own interval, an aborted run gets no partial record",
           "[core][recorder]") {
   double T = 0.0, P = 0.0;
   Recorder recorder(2.0);

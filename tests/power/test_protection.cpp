@@ -78,7 +78,7 @@ TEST_CASE("IEEE very inverse trip, varying current and reset", "[power]") {
   }
 }
 
-TEST_CASE("Instantaneous element trips within the step; reclose restores a cold breaker",
+TEST_CASE("Instantaneous element trips within the step, reclose restores a cold breaker",
           "[power]") {
   core::BreakerSpec s = test::iecStandardInverse(100.0, 0.1);
   s.I_instantaneous = 1000.0;

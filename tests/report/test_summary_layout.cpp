@@ -130,7 +130,7 @@ TEST_CASE("The answers come first, in their order, and are not repeated in their
 }
 
 TEST_CASE(
-    "A training run's summary leaves out the inference and job-queue lines; an inference "
+    "A training run's summary leaves out the inference and job-queue lines, an inference "
     "run's keeps them",
     "[report]") {
   const Arranged training = arrange(shortRunSummary("scenarios/nvl72-rack.yaml", 120.0));

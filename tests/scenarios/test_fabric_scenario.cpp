@@ -40,7 +40,7 @@ racktwin::core::Summary run(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("a fabric on one rack is one switch; its power is IT load and its heat room air",
+TEST_CASE("a fabric on one rack is one switch, its power is IT load and its heat room air",
           "[scenarios]") {
   const std::string fabric = "fabric:\n  type: quantum-x800-q3400\n";
   const SiteSpec site =

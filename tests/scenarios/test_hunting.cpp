@@ -69,7 +69,7 @@ bool mentions(const std::vector<std::string>& lines, const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("a CDU valve PI sampled every 10 s hunts; the run says so and samples it more often",
+TEST_CASE("a CDU valve PI sampled every 10 s hunts, and the run says so and samples it more often",
           "[scenarios][hunting]") {
   // 1,700 s: the job's first checkpoint (at 1,800 s) stays outside.
   const HuntRun slow = runHall(10.0, 10.0, 1700.0, 500.0);

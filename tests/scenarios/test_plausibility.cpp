@@ -66,7 +66,7 @@ void requireWarning(const std::string& base, const std::string& from, const std:
     CHECK(w.find(part) != std::string::npos);
 }
 
-TEST_CASE("Shipped scenarios load without errors; only intended ones warn", "[scenarios]") {
+TEST_CASE("Shipped scenarios load without errors, only intended ones warn", "[scenarios]") {
   int loaded = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(sourcePath("scenarios"))) {
     if (entry.path().extension() != ".yaml") continue;
@@ -85,7 +85,7 @@ TEST_CASE("Shipped scenarios load without errors; only intended ones warn", "[sc
   CHECK(loaded >= 15);
 }
 
-TEST_CASE("A GPU power limit of 1e9 kW is refused; above the data sheet warns", "[scenarios]") {
+TEST_CASE("A GPU power limit of 1e9 kW is refused, above the data sheet warns", "[scenarios]") {
   const std::string rack = "  - id: row1/rack01\n";
   requireError(kNvl72, rack, rack + "    gpu_power_limit: 1e9 kW\n", "racks[0].gpu_power_limit",
                {"must be at most 5000 W", "got '1e9 kW'"});
@@ -102,7 +102,7 @@ TEST_CASE("A GPU power cap of a policy is checked like a GPU power limit", "[sce
                  {"1400 W maximum power limit"});
 }
 
-TEST_CASE("Facility water below freezing is refused; outside the W classes warns", "[scenarios]") {
+TEST_CASE("Facility water below freezing is refused, outside the W classes warns", "[scenarios]") {
   const std::string key = "facility_water.supply_temperature";
   requireError(kNvl72, "supply_temperature: 32 degC", "supply_temperature: -40 degC", key,
                {"must be at least 0 degC", "freezing point of water", "got '-40 degC'"});
@@ -110,7 +110,7 @@ TEST_CASE("Facility water below freezing is refused; outside the W classes warns
                  {"50 degC", "2 degC to 45 degC", "W45"});
 }
 
-TEST_CASE("Room air at 1e30 degC is refused; outside ASHRAE A1 warns", "[scenarios]") {
+TEST_CASE("Room air at 1e30 degC is refused, outside ASHRAE A1 warns", "[scenarios]") {
   const std::string key = "room.supply_air_temperature";
   requireError(kNvl72, "supply_air_temperature: 24 degC", "supply_air_temperature: 1e30 degC", key,
                {"must be at most 100 degC", "got '1e30 degC'"});
@@ -118,7 +118,7 @@ TEST_CASE("Room air at 1e30 degC is refused; outside ASHRAE A1 warns", "[scenari
                  {"15 degC to 32 degC", "ASHRAE class A1"});
 }
 
-TEST_CASE("A CDU set-point of 200 degC is refused; coolant freezing points", "[scenarios]") {
+TEST_CASE("A CDU set-point of 200 degC is refused, coolant freezing points", "[scenarios]") {
   const std::string key = "cdus[0].supply_temperature_setpoint";
   const std::string set = "supply_temperature_setpoint: 36 degC";
   requireError(kNvl72, set, "supply_temperature_setpoint: 200 degC", key,
@@ -137,7 +137,7 @@ TEST_CASE("A CDU set-point of 200 degC is refused; coolant freezing points", "[s
                              {"must be at least 0 degC", "secondary coolant water"}});
 }
 
-TEST_CASE("A 1000 km rack feed and a 1e308 m line are refused; 500 m warns", "[scenarios]") {
+TEST_CASE("A 1000 km rack feed and a 1e308 m line are refused, 500 m warns", "[scenarios]") {
   const std::string feed = "a: {length: 10 m,";
   requireError(kSmoothing, feed, "a: {length: 1000000 m,", "electrical.rack_feeds.a.length",
                {"must be at most 10000 m", "got '1000000 m'"});
@@ -148,7 +148,7 @@ TEST_CASE("A 1000 km rack feed and a 1e308 m line are refused; 500 m warns", "[s
                  {"check the voltage drop"});
 }
 
-TEST_CASE("A pump speed of 0.001 % is refused; 10 % warns", "[scenarios]") {
+TEST_CASE("A pump speed of 0.001 % is refused, 10 % warns", "[scenarios]") {
   const std::string set = "supply_temperature_setpoint: 36 degC";
   requireError(kNvl72, set, set + "\n    pump_speed: 0.001 %", "cdus[0].pump_speed",
                {"must be at least 1 %", "got '0.001 %'"});

@@ -88,7 +88,7 @@ TEST_CASE("On a facility loop the CDU holds its set-point and the heat reaches o
   CHECK(rig.balance() < 1e-9);
 }
 
-TEST_CASE("A facility pump trip without standby warms the secondary loop; with one it recovers",
+TEST_CASE("A facility pump trip without standby warms the secondary loop, with one it recovers",
           "[thermal]") {
   for (const bool standby : {false, true}) {
     Rig rig(siteOnFacilityLoop(standby));

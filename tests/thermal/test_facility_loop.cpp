@@ -158,7 +158,7 @@ TEST_CASE("Facility loop: continuity at every junction after every solve", "[the
   CHECK(rig.loop.orderBuilds() == 1);
 }
 
-TEST_CASE("Two identical CDUs on lossless mains get equal flow; direct return favours the first",
+TEST_CASE("Two identical CDUs on lossless mains get equal flow, direct return favours the first",
           "[thermal]") {
   // By symmetry: with mains of negligible loss both branches see the same dp.
   Rig wide(Options{.header_diameter = 0.6});

@@ -251,7 +251,7 @@ TEST_CASE("Heat rejection specs out of range throw with what is expected", "[the
                     Catch::Contains("cycles of concentration must be above 1"));
 }
 
-TEST_CASE("Trim chiller: COP = Carnot fraction x T_evap / lift, capped; capacity clamps",
+TEST_CASE("Trim chiller: COP = Carnot fraction x T_evap / lift, capped, capacity clamps",
           "[thermal]") {
   core::ChillerSpec c;
   c.present = true;

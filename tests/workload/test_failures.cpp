@@ -61,7 +61,7 @@ struct Run {
 
 }  // namespace
 
-TEST_CASE("Same seed, same failures; another seed, other failures", "[workload][failures]") {
+TEST_CASE("Same seed, same failures, another seed, other failures", "[workload][failures]") {
   const auto once = [](std::uint64_t seed) {
     core::SiteSpec site = test::gb300Site(1);
     site.simulation.seed = seed;
@@ -203,7 +203,7 @@ TEST_CASE("Demands and speed follow GPU state changes inside a phase", "[workloa
 }
 
 TEST_CASE(
-    "A paused job idles its GPUs and makes no progress; resumed, it starts its iteration "
+    "A paused job idles its GPUs and makes no progress, resumed, it starts its iteration "
     "again",
     "[workload][failures]") {
   // 4 s iterations (3 s compute, 1 s communication), no checkpoints, 400 s. Paused at 102 s,

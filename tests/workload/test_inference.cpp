@@ -124,7 +124,7 @@ TEST_CASE("Little's law holds for the queue of a batching server", "[workload][i
   }
 }
 
-TEST_CASE("Same seed, same arrivals; another seed, other arrivals", "[workload][inference]") {
+TEST_CASE("Same seed, same arrivals, another seed, other arrivals", "[workload][inference]") {
   const core::InferenceJobSpec job = poissonJob(3.0, 0.3, 2, 3600.0);
   Run a(siteWith(job, 11)), b(siteWith(job, 11)), c(siteWith(job, 12));
   a.run(36000, 0.1);

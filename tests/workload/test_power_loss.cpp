@@ -116,7 +116,7 @@ TEST_CASE("A fixed-rack job whose rack loses power fails, idles and restarts aft
   CHECK(r.P0[at(111.0)] == Approx(0.95 * 1400.0));  // computing again
 }
 
-TEST_CASE("A power loss during the restart is no second failure; the restart runs again",
+TEST_CASE("A power loss during the restart is no second failure, the restart runs again",
           "[workload][power_loss]") {
   // Lost at 50 s (failure, back to 9), back at 60 s (restart to 70 s), lost again at 65 s inside
   // the restart, back at 80 s: the restart runs [80, 90), then iterations end at 94 s and 98 s.

@@ -71,7 +71,7 @@ TEST_CASE("The Azure code trace is read whole, relative to its first request", "
   CHECK(requests.front().generated_tokens == 10);
 }
 
-TEST_CASE("Every request of the Azure trace is served; generated tokens add up", "[workload]") {
+TEST_CASE("Every request of the Azure trace is served, generated tokens add up", "[workload]") {
   const CsvFacts facts = csvFacts(kTrace);
   core::SiteSpec site = test::gb300Site(1);
   core::InferenceJobSpec job;

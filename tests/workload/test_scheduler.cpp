@@ -77,7 +77,7 @@ std::vector<Request> fourRackQueue() {
 
 }  // namespace
 
-TEST_CASE("FIFO starts jobs in submit order; the head blocks the queue", "[workload][scheduler]") {
+TEST_CASE("FIFO starts jobs in submit order, the head blocks the queue", "[workload][scheduler]") {
   core::JobScheduler s(Policy::Fifo, {0, 0, 0, 0}, fourRackQueue());
   runEvents(s, 1000.0);
   // A takes racks 0-2 at 0 (rack 3 stays free). B needs 2 racks: waits for A's end at 100, and
@@ -225,7 +225,7 @@ TEST_CASE("Bad requests are refused", "[workload][scheduler]") {
   CHECK_THROWS_AS(core::JobScheduler(Policy::Fifo, {0, 0}, {{0.0, 0.0, 1}}), std::invalid_argument);
 }
 
-TEST_CASE("Jobs that name racks are fixed uses; scheduled jobs fit around them",
+TEST_CASE("Jobs that name racks are fixed uses, scheduled jobs fit around them",
           "[workload][scheduler]") {
   // Four racks. `fixed` names racks 1-2 over [50, 150). `big` (3 racks, 100 s, at 0) cannot run
   // before 150: over [0, 100) only racks 3-4 are free for its whole runtime. Its reservation is
