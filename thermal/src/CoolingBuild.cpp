@@ -218,6 +218,7 @@ void CoolingModel::Impl::build(const core::SiteSpec& site, const core::SiteLayou
   site_spec = &site;
   layout = &site_layout;
   control_step = site.simulation.control_step;
+  quasi_steady_enabled = site.simulation.fast_forward.enabled;
   room.spec = site.room;
   units.resize(site.cdus.size());
   // Facility water at each CDU: its loop's supply set-point, or the site's.

@@ -360,8 +360,13 @@ void CoolingModel::advance(double t, double dt, core::SiteState& state) {
 
   // Transport is implicit and stable at any step, but the valve PI is a sampled controller: one
   // sampled far slower than the loop responds (tens of seconds) overshoots and oscillates. Long
-  // macro steps are therefore cycled in sub-steps of at most the control step (2 s by default).
-  const int cycles = std::max(1, static_cast<int>(std::ceil(dt / m.control_step - 1e-9)));
+  // macro steps are therefore cycled in sub-steps of at most the control step (2 s by default),
+  // except under fast-forward, whose long steps come only while nothing moves: there a step is
+  // one cycle and the PIs are solved for its end (quasi_steady_cycle).
+  m.quasi_steady_cycle = m.quasi_steady_enabled && dt > m.control_step;
+  const int cycles = m.quasi_steady_cycle
+                         ? 1
+                         : std::max(1, static_cast<int>(std::ceil(dt / m.control_step - 1e-9)));
   const double h = dt / cycles;
   // Several cycles (or a facility loop that sub-cycles): the mean records are averaged.
   const bool averaged = cycles > 1 || (!m.facilities.empty() && h > FacilityLoop::kControlStep);
@@ -451,8 +456,14 @@ void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
     cooling::LoopContext own = context(l);
     for (const std::uint32_t u : loop_units_in_site_order[l]) {
       CduUnit& unit = units[u];
-      unit.controlValve(h, plant);
-      if (unit.controlPump(h, loop.rack_dp_min)) loop.solveHydraulics(own);
+      if (quasi_steady_cycle) {
+        unit.controlValveQuasiSteady(h, plant, loop.C_link[unit.hx_link]);
+      } else {
+        unit.controlValve(h, plant);
+      }
+      const bool moved = quasi_steady_cycle ? unit.controlPumpQuasiSteady(h, loop.rack_dp_min)
+                                            : unit.controlPump(h, loop.rack_dp_min);
+      if (moved) loop.solveHydraulics(own);
     }
   });
   mergeLoopRecords();

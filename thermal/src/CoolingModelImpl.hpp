@@ -108,6 +108,11 @@ struct CoolingModel::Impl {
     std::uint32_t unit = 0;                // the CDU whose hunting it answered
   };
   std::vector<ControlStepChange> control_step_changes;
+  // Fast-forward (SimulationSpec::fast_forward): a step longer than the control step is one
+  // cycle, its CDU PIs solved for the step's end (CduUnit::controlValveQuasiSteady,
+  // controlPumpQuasiSteady), which is stable at any length.
+  bool quasi_steady_enabled = false;
+  bool quasi_steady_cycle = false;  // the cycle under way is such a step
   bool hunting_at_minimum = false;  // a CDU hunted with its PI sampled every kControlStepMin
   /// After a cycle of h ending at t: when a CDU's watch has just recognised hunting, halves the
   /// controllers' sample interval (the shorter of the control step and h).

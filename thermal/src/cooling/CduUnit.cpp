@@ -41,6 +41,7 @@ void CduUnit::initialise(double T0) {
   T_return = T0;
   valve_opening = 0.5;
   valve_integral = 0.5;
+  valve_command = 0.5;
   pump_integral = pump_speed;  // the dp PI starts from the data's speed
   pump_command = pump_speed;   // the drive at rest at that speed
   pump_drive.reset(pump_speed);
@@ -87,6 +88,7 @@ void CduUnit::controlValve(double dt, FacilityLoops plants) {
   const bool saturated_low = wanted < spec.valve_opening_min && error < 0.0;
   if (!saturated_high && !saturated_low) valve_integral += integral_rate * dt;
   wanted = std::clamp(proportional + valve_integral, spec.valve_opening_min, 1.0);
+  valve_command = wanted;
   if (facility != nullptr && facility_index >= 0) {
     // The facility unit's valve actuator strokes toward the command (its own stroke time).
     const auto u = static_cast<std::size_t>(facility_index);
@@ -97,6 +99,96 @@ void CduUnit::controlValve(double dt, FacilityLoops plants) {
   // The actuator moves at most dt / stroke_time per step.
   const double max_move = spec.valve_stroke_time > 0.0 ? dt / spec.valve_stroke_time : 1.0;
   valve_opening += std::clamp(wanted - valve_opening, -max_move, max_move);
+}
+
+double CduUnit::supplyGain(double C_coolant) const {
+  // Steady state: the exchanger rejects the loop's heat Q, so T_supply = T_facility +
+  // Q (1/G - 1/C_coolant) and dT_supply/du = -Q G'(u) / G^2. The facility flow's sensitivity to
+  // the opening is the valve's inherent characteristic (equal-percentage: ln R per unit opening),
+  // an upper bound of the installed one, so the gain errs large and the solve errs slow.
+  constexpr double du = 1e-2;
+  const double Q = std::max(Q_hx, 0.0);
+  if (!(Q > 0.0) || !(C_coolant > 0.0)) return 0.0;
+  double G0 = G_hx, G1 = G_hx;
+  if (air_coil != nullptr) {
+    const double u = std::clamp(valve_opening, 0.0, 1.0 - du);
+    G0 = air_coil->conductance(air_coil_p, C_coolant,
+                               air_coil->airFlow(air_coil_p, u) * kAirCapacityPerFlow);
+    G1 = air_coil->conductance(air_coil_p, C_coolant,
+                               air_coil->airFlow(air_coil_p, u + du) * kAirCapacityPerFlow);
+  } else {
+    const core::ControlValveSpec& valve = cdu->facility_valve;
+    const bool equal_percentage =
+        valve.A_v > 0.0
+        && valve.characteristic == core::ControlValveSpec::Characteristic::EqualPercentage;
+    const double u = std::max(valve_opening, 1e-3);
+    const double ratio = equal_percentage ? std::pow(valve.rangeability, du) : (u + du) / u;
+    G1 = hx->conductance(C_coolant, C_facility * ratio);
+  }
+  if (!(G0 > 0.0) || !(G1 > 0.0)) return 0.0;
+  return -Q * (1.0 / G0 - 1.0 / G1) / du;
+}
+
+void CduUnit::controlValveQuasiSteady(double h, FacilityLoops plants, double C_coolant) {
+  FacilityLoop* facility = plantOf(plants);
+  const core::CduSpec& spec = *cdu;
+  if (valve_stuck) return;
+  const double K = std::min(supplyGain(C_coolant), 0.0);
+  // The error measured answers the opening of the last sweep; the opening commanded since moves
+  // it by K per unit (the actuator reaches a command within a long cycle).
+  const double u0 = valve_command;
+  const double e0 = T_supply - T_supply_set + K * (u0 - valve_opening_swept);
+  // Backward Euler over h with e(u) = e0 + K (u - u0): u = a e(u) + I0 with a = Kp (1 + h/Ti).
+  const double a = spec.valve_gain * (1.0 + h / spec.valve_integral_time);
+  double u = (a * (e0 - K * u0) + valve_integral) / (1.0 - a * K);
+  const double low = spec.valve_opening_min;
+  const double e1 = e0 + K * (std::clamp(u, low, 1.0) - u0);
+  if (u > 1.0 || u < low) {
+    u = std::clamp(u, low, 1.0);
+    // Anti-windup: the integral stays where the clamped output needs it.
+    valve_integral = u - spec.valve_gain * e1;
+  } else {
+    valve_integral += spec.valve_gain / spec.valve_integral_time * e1 * h;
+  }
+  valve_command = u;
+  if (facility != nullptr && facility_index >= 0) {
+    const auto k = static_cast<std::size_t>(facility_index);
+    facility->setValveCommand(k, u);
+    valve_opening = facility->valveOpening(k);
+    return;
+  }
+  const double max_move = spec.valve_stroke_time > 0.0 ? h / spec.valve_stroke_time : 1.0;
+  valve_opening += std::clamp(u - valve_opening, -max_move, max_move);
+}
+
+bool CduUnit::controlPumpQuasiSteady(double h, double rack_dp_min) {
+  const core::CduSpec& spec = *cdu;
+  if (pumps_running == 0) return false;
+  if (spec.pump_dp_set > 0.0) {
+    // dp = dp_solved (s / s_solved)^2 at speed s: the error e(s) = e0 - K (s - s0) with
+    // K = 2 dp0 / s0 (more speed, more dp). Backward Euler over h with s = a e(s) + I0,
+    // a = Kp (1 + h/Ti): s (1 + a K) = a (e0 + K s0) + I0.
+    const double s0 = std::max(pump_speed, 1e-9);
+    const double ratio = s0 / std::max(pump_speed_solved, 1e-9);
+    const double dp0 = rack_dp_min * ratio * ratio;
+    const double K = std::max(2.0 * dp0 / s0, 0.0);
+    const double e0 = spec.pump_dp_set - dp0;
+    const double a = spec.pump_dp_integral_time > 0.0
+                         ? spec.pump_dp_gain * (1.0 + h / spec.pump_dp_integral_time)
+                         : spec.pump_dp_gain;
+    double s = (a * (e0 + K * s0) + pump_integral) / (1.0 + a * K);
+    const double e1 = e0 - K * (std::clamp(s, spec.pump_speed_min, 1.0) - s0);
+    if (s > 1.0 || s < spec.pump_speed_min) {
+      s = std::clamp(s, spec.pump_speed_min, 1.0);
+      pump_integral = s - spec.pump_dp_gain * e1;  // anti-windup: where the clamp needs it
+    } else if (spec.pump_dp_integral_time > 0.0) {
+      pump_integral += spec.pump_dp_gain / spec.pump_dp_integral_time * e1 * h;
+    }
+    pump_command = s;
+  }
+  if (pump_speed != pump_command || pump_drive.stage != pump_command)
+    pump_speed = pump_drive.advance(pump_command, h);
+  return std::abs(pump_speed - pump_speed_solved) > 1e-3;
 }
 
 bool CduUnit::controlPump(double dt, double rack_dp_min) {
@@ -150,6 +242,9 @@ void CduUnit::prepareExchanger(FacilityLoops plants, double C_coolant, double T_
     C_facility = valve_opening * facility_C_nominal;
   }
   G_hx = hx->conductance(C_coolant, C_facility);
+  valve_opening_swept = facility != nullptr && facility_index >= 0
+                            ? facility->valveOpening(static_cast<std::size_t>(facility_index))
+                            : valve_opening;
   exchanger.G = G_hx;
   exchanger.T_other = T_facility_supply;
 }
@@ -207,6 +302,7 @@ void CduUnit::visitState(core::StateArchive& b) {
   b(Q_hx, T_supply, T_return, V_secondary, V_facility, T_facility_return, pump_dp, pump_P_hydraulic,
     pump_P_electric);
   supply_watch.visit(b);
+  b(valve_command, valve_opening_swept);
 }
 
 }  // namespace racktwin::thermal::cooling

@@ -62,7 +62,8 @@ struct CduUnit {
   // the data's / an event's speed) with the CDU's rise time.
   double pump_command = 0.0;
   CriticallyDampedFilter pump_drive;
-  bool valve_stuck = false;  // a stuck valve holds its opening
+  double valve_command = 0.5;  // the valve PI's last output
+  bool valve_stuck = false;    // a stuck valve holds its opening
   /// The secondary supply about its set-point, for a valve PI that hunts at the control step.
   HuntingWatch supply_watch;
   double T_facility_supply = 0.0;
@@ -72,8 +73,9 @@ struct CduUnit {
   // series across the boundary's dp set the flow. Without valve data the flow is nominal x
   // opening.
   std::optional<FacilityValveBranch> facility_branch;
-  // Facility side of the exchanger during the step being swept.
-  double C_facility = 0.0, G_hx = 0.0;
+  // Facility side of the exchanger during the step being swept, and the valve opening it
+  // follows from (the supply measured after the sweep answers that opening).
+  double C_facility = 0.0, G_hx = 0.0, valve_opening_swept = 0.0;
   // Outputs of the last step.
   double Q_hx = 0.0, T_supply = 0.0, T_return = 0.0, V_secondary = 0.0, V_facility = 0.0,
          T_facility_return = 0.0, pump_dp = 0.0, pump_P_hydraulic = 0.0, pump_P_electric = 0.0;
@@ -99,8 +101,18 @@ struct CduUnit {
   /// PI on the secondary supply temperature; the actuator strokes toward the command (the
   /// facility loop's actuator when the CDU is on one; the fans of an air coil).
   void controlValve(double dt, FacilityLoops facility);
+  /// The valve PI over a quasi-steady cycle of h seconds (a fast-forward step): solved with the
+  /// error at the cycle's end, from the steady-state gain of the supply on the opening
+  /// (supplyGain), so it is stable at any h. `C_coolant` is the exchanger link's capacity rate.
+  void controlValveQuasiSteady(double h, FacilityLoops facility, double C_coolant);
+  /// K per unit opening: the steady-state change of the secondary supply temperature with the
+  /// valve opening at the present heat, flows and opening (negative: opening cools).
+  double supplyGain(double C_coolant) const;
   /// The dp PI and the drive; true when the speed has moved enough to solve again.
   bool controlPump(double dt, double rack_dp_min);
+  /// controlPump over a quasi-steady cycle of h seconds: the dp PI solved with the error at the
+  /// cycle's end, dp following the speed squared from the last solve (stable at any h).
+  bool controlPumpQuasiSteady(double h, double rack_dp_min);
   /// The other side of the exchanger for the coming sweep and its coupling: from the facility
   /// loop's last state, or the boundary (the valve branch's flow at the opening; nominal x
   /// opening without valve data), or for an air coil the room air at T_room through its fans.
