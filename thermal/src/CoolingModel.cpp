@@ -382,11 +382,6 @@ void CoolingModel::advance(double t, double dt, core::SiteState& state) {
   }
   for (int k = 0; k < cycles; ++k) {
     const double t_k = t + k * h;
-    m.forEachLoop([&](std::size_t l) {
-      cooling::LoopContext own = m.context(l);
-      m.loops[l].updateHydraulics(own, t_k);
-    });
-    m.mergeLoopRecords();
     m.cycle(t_k, h, Q_air);
     if (averaged) {
       m.publishUnits();
@@ -449,11 +444,13 @@ void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
   double Q_room = Q_air;
   double P_cooling = 0.0;
   const cooling::FacilityLoops plant = facilities;  // each unit works with its own loop
-  // The CDUs' controllers, loop by loop (a pump speed change re-solves only its own loop; each
-  // valve command goes to its own slot of its facility loop), each loop's CDUs in site order.
-  forEachLoop([&](std::size_t l) {
+  // Each loop's hydraulics brought up to date (a standby pump starting, the viscosity), then its
+  // CDUs' controllers (a pump speed change re-solves only its own loop; each valve command goes
+  // to its own slot of its facility loop), each loop's CDUs in site order.
+  const auto controlLoop = [&](std::size_t l) {
     CoolantLoop& loop = loops[l];
     cooling::LoopContext own = context(l);
+    loop.updateHydraulics(own, t_start);
     for (const std::uint32_t u : loop_units_in_site_order[l]) {
       CduUnit& unit = units[u];
       if (quasi_steady_cycle) {
@@ -465,8 +462,15 @@ void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
                                             : unit.controlPump(h, loop.rack_dp_min);
       if (moved) loop.solveHydraulics(own);
     }
-  });
-  mergeLoopRecords();
+  };
+  // Rear doors read every loop's flows after the controllers (RackAirExchangers::prepare): then
+  // the controllers are a pass of their own. Without them nothing between the controllers and
+  // the sweep reads what the controllers write, and each loop does both in one task.
+  const bool own_pass = !rack_exchangers.empty();
+  if (own_pass) {
+    forEachLoop(controlLoop);
+    mergeLoopRecords();
+  }
   // Each rack's air heat of the cycle: its trays' loads and losses, and its air-cooled chips.
   std::copy(rack_air_P_step.begin(), rack_air_P_step.end(), rack_air_P.begin());
   if (chips.hasAirCooled()) {
@@ -482,6 +486,7 @@ void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
   // The loops side by side (Partitions, CoolingModelImpl.hpp): each reads the facility side
   // and the room as they stand and writes only what it owns.
   const auto sweepLoop = [&](std::size_t l) {
+    if (!own_pass) controlLoop(l);
     CoolantLoop& loop = loops[l];
     cooling::LoopContext own = context(l);
     // The facility side of every exchanger for this step, then the sweep and its audit.
