@@ -481,7 +481,8 @@ void FacilityLoop::Impl::subStep(double t_start, double h) {
   // inlet water of the last sub-step to the set-point.
   const double C_water = C_link[rejection_link];
   const double T_in_last = node_T[link_up[rejection_link]];
-  fan_speed = rejection->fanSpeedFor(T_in_last, C_water, T_ambient, T_set, fan_availability);
+  fan_speed =
+      rejection->fanSpeedFor(T_in_last, C_water, T_ambient, T_set, fan_availability, fan_speed);
   G_rejection = rejection->conductance(C_water, fan_speed, fan_availability);
   fan_P = rejection->fanPower(fan_speed, fan_availability);
 

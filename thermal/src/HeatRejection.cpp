@@ -159,21 +159,37 @@ double HeatRejectionUnit::fanPower(double fan_speed, double availability) const 
   return a * static_cast<double>(spec_.units) * per_unit;
 }
 
-double HeatRejectionUnit::fanSpeedForConductance(double C_water, double G,
-                                                 double availability) const {
+double HeatRejectionUnit::fanSpeedForConductance(double C_water, double G, double availability,
+                                                 double guess) const {
   if (C_water <= 0.0 || availability <= 0.0 || !(G > 0.0)) return 0.0;
+  const double s_min = spec_.fan_speed_min;
+  // A guess (the last sub-step's speed) first: a bracket of +-1e-3 about it, when it holds the
+  // answer, makes the limits below needless (G(s_min) < G(a) < G <= G(b) <= G(1)).
+  constexpr double kGuessHalfWidth = 1e-3;
+  if (guess > s_min + kGuessHalfWidth && guess < 1.0 - kGuessHalfWidth) {
+    const double a = guess - kGuessHalfWidth, b = guess + kGuessHalfWidth;
+    const double g_a = conductance(C_water, a, availability) - G;
+    if (g_a < 0.0) {
+      const double g_b = conductance(C_water, b, availability) - G;
+      if (g_b >= 0.0) return solveFanSpeed(C_water, G, availability, a, b, g_a, g_b);
+    }
+  }
   const double G_full = conductance(C_water, 1.0, availability);
   if (G >= G_full) return 1.0;
-  const double s_min = spec_.fan_speed_min;
   double G_lo = 0.0;
   if (s_min > 0.0) {
     G_lo = conductance(C_water, s_min, availability);
     if (G <= G_lo) return s_min * G / G_lo;  // cycling at the minimum speed
   }
+  return solveFanSpeed(C_water, G, availability, s_min, 1.0, G_lo - G, G_full - G);
+}
+
+double HeatRejectionUnit::solveFanSpeed(double C_water, double G, double availability, double lo,
+                                        double hi, double g_lo, double g_hi) const {
   // G(s) increases with s (more air and a larger air-side film conductance): regula falsi with
   // the Illinois rule on [lo, hi], G(lo) < G <= G(hi), until the bracket is 1e-10 wide. A plant
-  // solves this every control sub-step; bisection took ~34 conductances, this about ten.
-  double lo = s_min, hi = 1.0, g_lo = G_lo - G, g_hi = G_full - G;
+  // solves this every control sub-step; bisection took ~34 conductances, this about ten (six
+  // from a guess).
   int kept = 0;  // > 0: lo was kept last time, < 0: hi
   for (int i = 0; i < 200 && hi - lo > 1e-10; ++i) {
     const double w = hi - lo;
@@ -197,13 +213,13 @@ double HeatRejectionUnit::fanSpeedForConductance(double C_water, double G,
 }
 
 double HeatRejectionUnit::fanSpeedFor(double T_in, double C_water, double T_ambient,
-                                      double T_target, double availability) const {
+                                      double T_target, double availability, double guess) const {
   if (C_water <= 0.0 || availability <= 0.0) return 0.0;
   if (T_in <= T_target || T_in <= T_ambient) return 0.0;
   if (T_target <= T_ambient) return 1.0;  // needs eps >= 1: as close as full speed gets
   // Leaving water T_in - G (T_in - T_amb) / C_water = T_target.
   const double G = C_water * (T_in - T_target) / (T_in - T_ambient);
-  return fanSpeedForConductance(C_water, G, availability);
+  return fanSpeedForConductance(C_water, G, availability, guess);
 }
 
 WaterUse HeatRejectionUnit::waterUse(double Q_flow, double V_flow) const {

@@ -101,15 +101,20 @@ class HeatRejectionUnit {
   /// The fan speed that brings water entering at T_in to T_target on leaving: 0 when no cooling
   /// is needed (T_in <= T_target) or possible (T_in <= T_ambient); 1 when even full speed cannot
   /// reach the target; below fan_speed_min the cycling fraction (see the file comment); else the
-  /// speed by bisection to 1e-10.
+  /// speed to 1e-10, found first near `guess` (the last speed) when one is given.
   double fanSpeedFor(double T_in, double C_water, double T_ambient, double T_target,
-                     double availability = 1.0) const;
+                     double availability = 1.0, double guess = -1.0) const;
   /// The fan speed whose conductance is G (W/K), clamped to [0, 1] as fanSpeedFor.
-  double fanSpeedForConductance(double C_water, double G, double availability = 1.0) const;
+  double fanSpeedForConductance(double C_water, double G, double availability = 1.0,
+                                double guess = -1.0) const;
   /// Make-up water of the plant for heat Q (W) rejected with V_flow (m3/s) circulating.
   WaterUse waterUse(double Q_flow, double V_flow) const;
 
  private:
+  /// The speed in [lo, hi] with G(lo) < G <= G(hi), g_* = G(*) - G: the upper end of a bracket
+  /// 1e-10 wide.
+  double solveFanSpeed(double C_water, double G, double availability, double lo, double hi,
+                       double g_lo, double g_hi) const;
   double unitConductance(double C_water_unit, double fan_speed) const;  // s >= minimum, no cycling
 
   core::HeatRejectionSpec spec_;
