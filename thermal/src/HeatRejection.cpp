@@ -188,14 +188,16 @@ double HeatRejectionUnit::solveFanSpeed(double C_water, double G, double availab
                                         double hi, double g_lo, double g_hi) const {
   // G(s) increases with s (more air and a larger air-side film conductance): regula falsi with
   // the Illinois rule on [lo, hi], G(lo) < G <= G(hi), until the bracket is 1e-10 wide. A plant
-  // solves this every control sub-step; bisection took ~34 conductances, this about ten (six
-  // from a guess).
+  // solves this every control sub-step; bisection took ~34 conductances, this a handful.
+  constexpr double kWidth = 1e-10, kStep = 0.4 * kWidth;
   int kept = 0;  // > 0: lo was kept last time, < 0: hi
-  for (int i = 0; i < 200 && hi - lo > 1e-10; ++i) {
+  for (int i = 0; i < 200 && hi - lo > kWidth; ++i) {
     const double w = hi - lo;
     double x = lo - g_lo * w / (g_hi - g_lo);
-    // Inside the bracket by a margin, else bisect (round-off, or a flat end).
-    if (!(x > lo + 1e-4 * w && x < hi - 1e-4 * w)) x = lo + 0.5 * w;
+    if (!(x > lo && x < hi)) x = lo + 0.5 * w;  // round-off, or a flat end: bisect
+    // At least kStep inside either end: an estimate that lands next to the root from one side
+    // puts the next point just across it, which closes the bracket.
+    x = std::clamp(x, lo + kStep, hi - kStep);
     const double g_x = conductance(C_water, x, availability) - G;
     if (g_x < 0.0) {
       lo = x;
