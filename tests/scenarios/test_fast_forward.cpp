@@ -8,12 +8,14 @@
 #include <cmath>
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ScenarioTestUtil.hpp"
 #include "racktwin/core/Summary.hpp"
 #include "racktwin/scenarios/ScenarioLoader.hpp"
 #include "racktwin/scenarios/Twin.hpp"
+#include "racktwin/thermal/CoolingModel.hpp"
 
 namespace {
 
@@ -134,4 +136,49 @@ TEST_CASE("fast-forward: quiet hours of the 64-rack hall keep their PUE within 0
   const double bound = duration / max_step + 80.0 * disturbances;
   CHECK(static_cast<double>(fast.ends.size()) < bound);
   CHECK(value(fast, "fast_forward_longest_step_s") == Approx(max_step));
+}
+
+TEST_CASE("fast-forward settles a liquid-to-air CDU's fan PI where fine steps do",
+          "[scenarios][fast_forward]") {
+  // A GB300 rack on a 70 kW sidecar CDU whose fans (the "valve" PI's output) hold the secondary
+  // supply; the job at a constant 35 %. Over a fast-forward step the PI is solved for the step's
+  // end with the coil's gain on the fan speed (CduUnit::supplyGain); it must settle where the
+  // same PI settles at fixed 1 s steps.
+  const std::string text = R"(racktwin_scenario: 1
+name: "sidecar"
+simulation: {duration: 3600 s, step: 1 s, substeps: 1, record_interval: 600 s}
+coolant: PG25
+facility_water: {supply_temperature: 32 degC}
+room: {supply_air_temperature: 24 degC, crah_conductance: 10 kW/K, crah_capacity: 200 kW}
+cdus:
+  - {id: row1/cdu1, type: sidecar-l2a-70kw}
+racks:
+  - {id: row1/rack01, type: gb300-nvl72, cdu: row1/cdu1}
+workload:
+  - id: train1
+    type: training
+    racks: all
+    start: 0 s
+    duration: 3600 s
+    iteration: {compute: 3 s, compute_power: 35 %, communication: 1 s, communication_power: 35 %}
+)";
+  const SiteSpec fine = racktwin::scenarios::loadScenarioFromString(
+      text, racktwin::test::sourcePath("scenarios/sidecar.yaml"), "");
+  REQUIRE(fine.cdus.at(0).rejection == racktwin::core::CduSpec::Rejection::RoomAir);
+  const auto settle = [](const SiteSpec& site) {
+    Twin twin(site);
+    twin.initialize();
+    while (twin.step()) {
+    }
+    return std::pair{twin.cooling().cduSupplyTemperature(0), twin.cooling().cduValveOpening(0)};
+  };
+  const auto [T_fine, fan_fine] = settle(fine);
+  const auto [T_fast, fan_fast] = settle(withFastForward(fine, 300.0, 0.05, 60.0));
+  INFO("supply: fine " << T_fine << " K, fast " << T_fast << " K; fans: fine " << fan_fine
+                       << ", fast " << fan_fast);
+  REQUIRE(std::abs(T_fine - fine.cdus[0].T_supply_set) < 0.05);  // the reference holds it
+  REQUIRE(fan_fine > fine.cdus[0].valve_opening_min + 0.05);     // with the fans in range
+  REQUIRE(fan_fine < 0.95);
+  CHECK(T_fast == Approx(T_fine).margin(0.05));
+  CHECK(fan_fast == Approx(fan_fine).margin(0.02));
 }

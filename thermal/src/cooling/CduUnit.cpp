@@ -8,6 +8,27 @@
 #include "racktwin/thermal/FacilityLoop.hpp"
 
 namespace racktwin::thermal::cooling {
+namespace {
+
+/// A PI with gain Kp and integral time Ti (<= 0: none) solved for the end of a step of h
+/// (backward Euler) on a plant whose error moves by `gain` per unit of output from u0:
+/// e(u) = e0 + gain (u - u0), u = Kp e(u) + I, dI/dt = Kp / Ti e. The output is clamped to
+/// [low, 1]; `integral` goes on, back-calculated where a clamp holds the output (anti-windup).
+double solvePiForStepEnd(double Kp, double Ti, double h, double e0, double gain, double u0,
+                         double low, double& integral) {
+  const double a = Ti > 0.0 ? Kp * (1.0 + h / Ti) : Kp;
+  double u = (a * (e0 - gain * u0) + integral) / (1.0 - a * gain);
+  const double e1 = e0 + gain * (std::clamp(u, low, 1.0) - u0);
+  if (u > 1.0 || u < low) {
+    u = std::clamp(u, low, 1.0);
+    integral = u - Kp * e1;
+  } else if (Ti > 0.0) {
+    integral += Kp / Ti * e1 * h;
+  }
+  return u;
+}
+
+}  // namespace
 
 void CduUnit::configure(const core::SiteSpec& site, const CoolantProperties& coolant,
                         double T_facility) {
@@ -88,17 +109,22 @@ void CduUnit::controlValve(double dt, FacilityLoops plants) {
   const bool saturated_low = wanted < spec.valve_opening_min && error < 0.0;
   if (!saturated_high && !saturated_low) valve_integral += integral_rate * dt;
   wanted = std::clamp(proportional + valve_integral, spec.valve_opening_min, 1.0);
-  valve_command = wanted;
+  commandValve(wanted, dt, facility);
+}
+
+void CduUnit::commandValve(double command, double dt, FacilityLoop* facility) {
+  valve_command = command;
   if (facility != nullptr && facility_index >= 0) {
     // The facility unit's valve actuator strokes toward the command (its own stroke time).
     const auto u = static_cast<std::size_t>(facility_index);
-    facility->setValveCommand(u, wanted);
+    facility->setValveCommand(u, command);
     valve_opening = facility->valveOpening(u);
     return;
   }
   // The actuator moves at most dt / stroke_time per step.
+  const core::CduSpec& spec = *cdu;
   const double max_move = spec.valve_stroke_time > 0.0 ? dt / spec.valve_stroke_time : 1.0;
-  valve_opening += std::clamp(wanted - valve_opening, -max_move, max_move);
+  valve_opening += std::clamp(command - valve_opening, -max_move, max_move);
 }
 
 double CduUnit::supplyGain(double C_coolant) const {
@@ -138,57 +164,26 @@ void CduUnit::controlValveQuasiSteady(double h, FacilityLoops plants, double C_c
   // it by K per unit (the actuator reaches a command within a long cycle).
   const double u0 = valve_command;
   const double e0 = T_supply - T_supply_set + K * (u0 - valve_opening_swept);
-  // Backward Euler over h with e(u) = e0 + K (u - u0): u = a e(u) + I0 with a = Kp (1 + h/Ti).
-  const double a = spec.valve_gain * (1.0 + h / spec.valve_integral_time);
-  double u = (a * (e0 - K * u0) + valve_integral) / (1.0 - a * K);
-  const double low = spec.valve_opening_min;
-  const double e1 = e0 + K * (std::clamp(u, low, 1.0) - u0);
-  if (u > 1.0 || u < low) {
-    u = std::clamp(u, low, 1.0);
-    // Anti-windup: the integral stays where the clamped output needs it.
-    valve_integral = u - spec.valve_gain * e1;
-  } else {
-    valve_integral += spec.valve_gain / spec.valve_integral_time * e1 * h;
-  }
-  valve_command = u;
-  if (facility != nullptr && facility_index >= 0) {
-    const auto k = static_cast<std::size_t>(facility_index);
-    facility->setValveCommand(k, u);
-    valve_opening = facility->valveOpening(k);
-    return;
-  }
-  const double max_move = spec.valve_stroke_time > 0.0 ? h / spec.valve_stroke_time : 1.0;
-  valve_opening += std::clamp(u - valve_opening, -max_move, max_move);
+  commandValve(solvePiForStepEnd(spec.valve_gain, spec.valve_integral_time, h, e0, K, u0,
+                                 spec.valve_opening_min, valve_integral),
+               h, facility);
 }
 
 bool CduUnit::controlPumpQuasiSteady(double h, double rack_dp_min) {
   const core::CduSpec& spec = *cdu;
   if (pumps_running == 0) return false;
   if (spec.pump_dp_set > 0.0) {
-    // dp = dp_solved (s / s_solved)^2 at speed s: the error e(s) = e0 - K (s - s0) with
-    // K = 2 dp0 / s0 (more speed, more dp). Backward Euler over h with s = a e(s) + I0,
-    // a = Kp (1 + h/Ti): s (1 + a K) = a (e0 + K s0) + I0.
+    // dp = dp_solved (s / s_solved)^2 at speed s: the error e = dp_set - dp falls by
+    // K = 2 dp0 / s0 per unit of speed (more speed, more dp).
     const double s0 = std::max(pump_speed, 1e-9);
     const double ratio = s0 / std::max(pump_speed_solved, 1e-9);
     const double dp0 = rack_dp_min * ratio * ratio;
     const double K = std::max(2.0 * dp0 / s0, 0.0);
-    const double e0 = spec.pump_dp_set - dp0;
-    const double a = spec.pump_dp_integral_time > 0.0
-                         ? spec.pump_dp_gain * (1.0 + h / spec.pump_dp_integral_time)
-                         : spec.pump_dp_gain;
-    double s = (a * (e0 + K * s0) + pump_integral) / (1.0 + a * K);
-    const double e1 = e0 - K * (std::clamp(s, spec.pump_speed_min, 1.0) - s0);
-    if (s > 1.0 || s < spec.pump_speed_min) {
-      s = std::clamp(s, spec.pump_speed_min, 1.0);
-      pump_integral = s - spec.pump_dp_gain * e1;  // anti-windup: where the clamp needs it
-    } else if (spec.pump_dp_integral_time > 0.0) {
-      pump_integral += spec.pump_dp_gain / spec.pump_dp_integral_time * e1 * h;
-    }
-    pump_command = s;
+    pump_command =
+        solvePiForStepEnd(spec.pump_dp_gain, spec.pump_dp_integral_time, h, spec.pump_dp_set - dp0,
+                          -K, s0, spec.pump_speed_min, pump_integral);
   }
-  if (pump_speed != pump_command || pump_drive.stage != pump_command)
-    pump_speed = pump_drive.advance(pump_command, h);
-  return std::abs(pump_speed - pump_speed_solved) > 1e-3;
+  return followDrive(h);
 }
 
 bool CduUnit::controlPump(double dt, double rack_dp_min) {
@@ -210,6 +205,10 @@ bool CduUnit::controlPump(double dt, double rack_dp_min) {
     if (!saturated) pump_integral += integral_rate * dt;
     pump_command = std::clamp(proportional + pump_integral, spec.pump_speed_min, 1.0);
   }
+  return followDrive(dt);
+}
+
+bool CduUnit::followDrive(double dt) {
   // The drive follows the command with its rise time; a settled drive does not move.
   if (pump_speed != pump_command || pump_drive.stage != pump_command)
     pump_speed = pump_drive.advance(pump_command, dt);
@@ -228,6 +227,7 @@ void CduUnit::prepareExchanger(FacilityLoops plants, double C_coolant, double T_
     exchanger.G = G_hx;
     exchanger.T_other = T_room;
     T_facility_supply = T_room;
+    valve_opening_swept = valve_opening;
     return;
   }
   if (facility != nullptr && facility_index >= 0) {

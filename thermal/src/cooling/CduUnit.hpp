@@ -110,6 +110,11 @@ struct CduUnit {
   double supplyGain(double C_coolant) const;
   /// The dp PI and the drive; true when the speed has moved enough to solve again.
   bool controlPump(double dt, double rack_dp_min);
+  /// The valve PI's output as the command: the facility loop's actuator takes it, or the
+  /// unit's own strokes toward it over dt.
+  void commandValve(double command, double dt, FacilityLoop* facility);
+  /// The drive over dt toward pump_command; true when the speed has moved enough to solve again.
+  bool followDrive(double dt);
   /// controlPump over a quasi-steady cycle of h seconds: the dp PI solved with the error at the
   /// cycle's end, dp following the speed squared from the last solve (stable at any h).
   bool controlPumpQuasiSteady(double h, double rack_dp_min);

@@ -17,10 +17,6 @@
 // finding halves it again.
 #include <cmath>
 
-namespace racktwin::core {
-class StateArchive;
-}
-
 namespace racktwin::thermal::cooling {
 
 class HuntingWatch {
