@@ -64,11 +64,16 @@ unsigned ThreadPool::defaultThreads() noexcept {
 }
 
 void ThreadPool::runTasks(std::uint64_t generation) {
-  // The pass's parameters as published with `generation`; when the caller has moved on to a later
-  // pass, the claim below carries another generation and nothing is run with them.
-  const std::size_t tasks = tasks_.load(std::memory_order_relaxed);
-  const Call call = call_.load(std::memory_order_relaxed);
-  void* const context = context_.load(std::memory_order_relaxed);
+  // The pass's parameters, then the claim. A worker can get here late, after the caller has
+  // finished this pass and begun publishing the next: then it may read the next pass's
+  // parameters (or a mix). run() closes the claim word under the next pass's tag before it
+  // stores any parameter, and the loads below acquire, so a worker that has read any later
+  // parameter finds a claim word of a later generation, and the tag check stops it before it
+  // runs anything. A worker that has read only this pass's parameters claims only this pass's
+  // tasks, and only while some are left (the claim is a read-modify-write on the latest value).
+  const std::size_t tasks = tasks_.load(std::memory_order_acquire);
+  const Call call = call_.load(std::memory_order_acquire);
+  void* const context = context_.load(std::memory_order_acquire);
   const std::uint64_t tag = (generation & kTaskMask) << 32;
   in_task_ = true;
   std::uint64_t claim = claim_.load(std::memory_order_acquire);
@@ -113,16 +118,22 @@ void ThreadPool::work() {
 }
 
 void ThreadPool::run(std::size_t tasks, Call call, void* context) {
-  RACKTWIN_ASSERT(tasks <= kTaskMask, "a pass has fewer than 2^32 tasks (the claim's low half)");
+  RACKTWIN_ASSERT(tasks < kTaskMask, "a pass has fewer than 2^32 - 1 tasks (the claim's low half)");
   // Tasks are claimed one by one, tagged with the pass's generation; the caller waits only for
   // the tasks claimed (a worker that wakes late finds none left and is not waited for).
   const std::uint64_t generation = generation_.load(std::memory_order_relaxed) + 1;
-  call_.store(call, std::memory_order_relaxed);
-  context_.store(context, std::memory_order_relaxed);
-  tasks_.store(tasks, std::memory_order_relaxed);
+  const std::uint64_t tag = (generation & kTaskMask) << 32;
+  // Closed first: a worker still in an earlier pass's runTasks that reads any parameter stored
+  // below also reads this claim word (or a later one), whose tag is not its pass's, and stops.
+  // Without it such a worker could pair the earlier pass's tag with this pass's task count and
+  // run a task of this pass that the pass then runs again.
+  claim_.store(tag | kTaskMask, std::memory_order_relaxed);
+  call_.store(call, std::memory_order_release);
+  context_.store(context, std::memory_order_release);
+  tasks_.store(tasks, std::memory_order_release);
   error_ = nullptr;
   done_.store(0, std::memory_order_relaxed);
-  claim_.store((generation & kTaskMask) << 32, std::memory_order_relaxed);
+  claim_.store(tag, std::memory_order_release);  // open: task 0 is the next to claim
   generation_.store(generation, std::memory_order_release);
   generation_.notify_all();
   runTasks(generation);
