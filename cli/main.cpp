@@ -61,8 +61,8 @@ int main(int argc, char** argv) {
                           "Deflate level of the result's datasets, 0 (none) to 9 (default 1)");
   run_command
       ->add_option("--threads", run.threads,
-                   "Threads for the models' parallel passes (default: the machine's hardware "
-                   "threads); the results are the same bits for any number")
+                   "Threads for the models' parallel passes (default: the processors this process "
+                   "may run on); the results are the same bits for any number")
       ->check(CLI::Range(0u, 1024u));
 
   std::string result;

@@ -1,5 +1,9 @@
 #include "racktwin/core/ThreadPool.hpp"
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -60,6 +64,17 @@ ThreadPool::~ThreadPool() {
 }
 
 unsigned ThreadPool::defaultThreads() noexcept {
+  // The processors this process may run on, not all the machine has: under taskset, a batch
+  // scheduler's allocation (Slurm binds a job to its cores) or a container's cpuset, more
+  // threads than those processors only take turns on them.
+#if defined(__linux__)
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
+    const int count = CPU_COUNT(&allowed);
+    if (count > 0) return static_cast<unsigned>(count);
+  }
+#endif
   return std::max(1u, std::thread::hardware_concurrency());
 }
 

@@ -13,6 +13,10 @@
 
 #include "racktwin/core/ThreadPool.hpp"
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 using racktwin::core::ThreadPool;
 
 TEST_CASE("Every task of a pass runs exactly once, for any number of threads", "[core][threads]") {
@@ -116,3 +120,25 @@ TEST_CASE("A pass started inside a task runs on that task's thread", "[core][thr
   for (const int same : inner_on_same_thread)
     CHECK(same == 1);
 }
+
+#if defined(__linux__)
+// A run started under taskset or inside a batch job's allocation gets as many threads as the
+// processors it may use, not as many as the machine has (extra threads only take turns).
+TEST_CASE("The default thread count follows the processors the process may run on",
+          "[core][threads]") {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  REQUIRE(sched_getaffinity(0, sizeof allowed, &allowed) == 0);
+  CHECK(ThreadPool::defaultThreads() == static_cast<unsigned>(CPU_COUNT(&allowed)));
+  int first = 0;
+  while (!CPU_ISSET(first, &allowed))
+    ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  REQUIRE(sched_setaffinity(0, sizeof one, &one) == 0);
+  const unsigned on_one = ThreadPool::defaultThreads();
+  REQUIRE(sched_setaffinity(0, sizeof allowed, &allowed) == 0);  // as it was
+  CHECK(on_one == 1u);
+}
+#endif

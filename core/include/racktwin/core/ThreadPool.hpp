@@ -51,7 +51,9 @@ class ThreadPool {
         const_cast<void*>(static_cast<const void*>(&body)));
   }
 
-  /// The number of threads a run uses when none is asked for: the machine's hardware threads.
+  /// The number of threads a run uses when none is asked for: the processors the calling thread
+  /// may run on (its CPU affinity: taskset, a batch job's cores, a container's cpuset), else the
+  /// machine's hardware threads.
   static unsigned defaultThreads() noexcept;
 
  private:
