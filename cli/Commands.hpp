@@ -40,7 +40,7 @@ struct RunArguments {
   std::optional<std::string> hottest_gpus;  // --hottest-gpus N|auto
   std::optional<std::string> aggregates;    // --aggregates auto|none|rack,row,hall
   std::optional<std::string> compression;   // --compression 0-9
-  unsigned threads = 0;  // --threads: the models' threads; 0 = the processors the process may run on
+  unsigned threads = 0;  // --threads: the models' threads; 0 = the processors it may run on
 };
 
 /// Checkpoints every 10 simulated minutes unless --save-state-interval says otherwise.
