@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,6 +41,20 @@ constexpr hssize_t kMaxStrings = 10'000'000;                        // strings i
 constexpr int kMaxRank = 2;
 
 void probeOnce(const std::string& path);
+bool g_in_probe = false;                    // set in the probe's child only (probeOnce)
+constexpr int kNeedsTooMuchMemory = 5;      // the child's exit code (probeOnce)
+
+/// True when the innermost errors on HDF5's stack are a failed allocation (its H5E_RESOURCE
+/// class). Leaves the stack as it is.
+bool allocationFailed() {
+  bool failed = false;
+  auto callback = [](unsigned /*n*/, const H5E_error2_t* error, void* data) noexcept -> herr_t {
+    if (error != nullptr && error->maj_num == H5E_RESOURCE) *static_cast<bool*>(data) = true;
+    return 0;
+  };
+  (void)H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, callback, &failed);
+  return failed;
+}
 
 /// The memory of the variable-length strings one H5Dread makes, allocated through this (the
 /// transfer's vlen memory manager) and all freed with it. A conversion that fails part-way on a
@@ -98,6 +113,9 @@ class Reader {
   }
 
   [[noreturn]] void fail(const std::string& key, const std::string& message) const {
+    // In the probe's child a read that ran out of its address-space budget is the file's doing
+    // (a declared length it cannot hold): the parent must not read it again in process.
+    if (g_in_probe && allocationFailed()) _exit(kNeedsTooMuchMemory);
     std::string text = message;
     const std::string detail = lastErrorDetail();
     if (!detail.empty()) text += " (HDF5: " + detail + ")";
@@ -404,7 +422,6 @@ DatasetInfo Reader::describe(const std::string& path) const {
 // The child leaves with _exit: no atexit handler (HDF5's own) runs on the parent's open files.
 
 constexpr std::uintmax_t kFullProbeBytes = std::uintmax_t{256} << 20;
-bool g_in_probe = false;                  // set in the child only
 constexpr int kCleanError = 3;            // the child's exit code: an InputError, found again
 constexpr int kTextChecksumMismatch = 4;  // the child's exit code
 
@@ -454,15 +471,59 @@ bool textChecksumMatches(const std::string& path) {
   return checksum.value() == stored;
 }
 
+/// The child's address space while it reads strings: what it has plus `budget` bytes, restored
+/// when this ends. libhdf5 sizes a variable-length string's conversion buffer from the length the
+/// file declares, before it reads the string: a damaged length of a gigabyte in a file of a few
+/// kilobytes is allocated as asked. Under the budget that allocation fails in the child, which
+/// then reports the file (kNeedsTooMuchMemory) instead of the parent reading it in process.
+class AddressSpaceBudget {
+ public:
+  explicit AddressSpaceBudget(std::uintmax_t budget) {
+    if (getrlimit(RLIMIT_AS, &old_) != 0) return;
+    std::FILE* statm = std::fopen("/proc/self/statm", "r");
+    if (statm == nullptr) return;
+    unsigned long pages = 0;
+    const bool read = std::fscanf(statm, "%lu", &pages) == 1;
+    std::fclose(statm);
+    if (!read) return;
+    const std::uintmax_t page = static_cast<std::uintmax_t>(sysconf(_SC_PAGESIZE));
+    const std::uintmax_t limit = pages * page + budget;
+    if (old_.rlim_cur != RLIM_INFINITY && old_.rlim_cur <= limit) return;
+    rlimit lower = old_;
+    lower.rlim_cur = static_cast<rlim_t>(limit);
+    set_ = setrlimit(RLIMIT_AS, &lower) == 0;
+  }
+  ~AddressSpaceBudget() {
+    if (set_) (void)setrlimit(RLIMIT_AS, &old_);
+  }
+  AddressSpaceBudget(const AddressSpaceBudget&) = delete;
+  AddressSpaceBudget& operator=(const AddressSpaceBudget&) = delete;
+
+ private:
+  rlimit old_{};
+  bool set_ = false;
+};
+
+/// What reading a file's strings may take: far above what this program writes (the ids of a
+/// 300,000-GPU site are some 33 MB), far below what a damaged length asks for.
+std::uintmax_t stringBudget(std::uintmax_t file_size) {
+  return std::max<std::uintmax_t>(std::uintmax_t{256} << 20, 16 * file_size);
+}
+
 /// Everything the child reads, each dataset even after another failed; returns false when
 /// something failed cleanly (an InputError the parent finds again when it reads that part).
 bool readEverything(const std::string& path, std::uintmax_t size) {
-  const ResultFileInfo info = readResultInfo(path);
-  if (!textChecksumMatches(path)) _exit(kTextChecksumMismatch);
+  ResultFileInfo info;
+  {
+    const AddressSpaceBudget budget(stringBudget(size));  // the attributes are strings
+    info = readResultInfo(path);
+    if (!textChecksumMatches(path)) _exit(kTextChecksumMismatch);
+  }
   bool ok = true;
   for (const DatasetInfo& dataset : info.datasets) {
     try {
       if (dataset.type == "string") {
+        const AddressSpaceBudget budget(stringBudget(size));
         (void)readResultStrings(path, dataset.path);
       } else if (dataset.type.rfind("float", 0) == 0 && size <= kFullProbeBytes) {
         (void)readResultDataset(path, dataset.path);
@@ -509,6 +570,8 @@ void probeOnce(const std::string& path) {
     int code = 0;
     try {
       code = readEverything(path, size) ? 0 : kCleanError;
+    } catch (const std::bad_alloc&) {
+      code = kNeedsTooMuchMemory;
     } catch (...) {
       code = kCleanError;  // the parent reports it when it reads
     }
@@ -536,6 +599,12 @@ void probeOnce(const std::string& path) {
                      std::string("the file is damaged: reading it stopped libhdf5 with ")
                          + signalName(WTERMSIG(status)) + " (signal "
                          + std::to_string(WTERMSIG(status)) + ")");
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kNeedsTooMuchMemory) {
+    throw InputError(SourceLocation{path, 0, 0}, "/",
+                     "the file is damaged: reading its strings needs more than "
+                         + std::to_string(stringBudget(size) >> 20)
+                         + " MiB of memory (a declared string length the file cannot hold)");
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == kTextChecksumMismatch) {
     throw InputError(SourceLocation{path, 0, 0}, "/text_checksum",

@@ -119,3 +119,22 @@ TEST_CASE("Damaged result files are read back exactly or refused, never crash or
   CHECK(refused + identical == kVariants);
   CHECK(refused > 0);
 }
+
+// libhdf5 sizes a variable-length string's conversion buffer from the length the file declares,
+// before it reads the string. This 17 KB file (a fuzz finding) declares about 973 MB: the reader
+// used to allocate it, taking 1.9 GB to print garbage names. It is now refused as damaged.
+TEST_CASE("A string length a damaged file declares beyond what it can hold is refused",
+          "[integration][hdf5]") {
+  const std::string path =
+      RACKTWIN_SOURCE_DIR "/fuzz/findings/fuzz_result/vlen-attribute-declares-a-gigabyte.h5";
+  REQUIRE(fs::file_size(path) < 64 * 1024);
+  try {
+    (void)core::readResultInfo(path);
+    FAIL("the damaged file was read");
+  } catch (const core::InputError& error) {
+    const std::string message = error.what();
+    CHECK(message.find(path) != std::string::npos);
+    CHECK(message.find("the file is damaged") != std::string::npos);
+    CHECK(message.find("declared string length") != std::string::npos);
+  }
+}
