@@ -41,8 +41,8 @@ constexpr hssize_t kMaxStrings = 10'000'000;                        // strings i
 constexpr int kMaxRank = 2;
 
 void probeOnce(const std::string& path);
-bool g_in_probe = false;                    // set in the probe's child only (probeOnce)
-constexpr int kNeedsTooMuchMemory = 5;      // the child's exit code (probeOnce)
+bool g_in_probe = false;                // set in the probe's child only (probeOnce)
+constexpr int kNeedsTooMuchMemory = 5;  // the child's exit code (probeOnce)
 
 /// True when the innermost errors on HDF5's stack are a failed allocation (its H5E_RESOURCE
 /// class). Leaves the stack as it is.
