@@ -48,11 +48,11 @@ bool spinUntil(Ready&& ready) {
 constexpr std::uint64_t kTaskMask = 0xffffffffu;
 }  // namespace
 
-ThreadPool::ThreadPool(unsigned threads) {
+ThreadPool::ThreadPool(unsigned threads) : shares_(std::max(1u, threads)) {
   const unsigned n = std::max(1u, threads);
   workers_.reserve(n - 1);
   for (unsigned k = 1; k < n; ++k)
-    workers_.emplace_back([this] { work(); });
+    workers_.emplace_back([this, k] { work(k); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -78,41 +78,48 @@ unsigned ThreadPool::defaultThreads() noexcept {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-void ThreadPool::runTasks(std::uint64_t generation) {
-  // The pass's parameters, then the claim. A worker can get here late, after the caller has
+void ThreadPool::runTasks(std::uint64_t generation, unsigned index) {
+  // The pass's parameters, then the claims. A worker can get here late, after the caller has
   // finished this pass and begun publishing the next: then it may read the next pass's
-  // parameters (or a mix). run() closes the claim word under the next pass's tag before it
-  // stores any parameter, and the loads below acquire, so a worker that has read any later
-  // parameter finds a claim word of a later generation, and the tag check stops it before it
-  // runs anything. A worker that has read only this pass's parameters claims only this pass's
-  // tasks, and only while some are left (the claim is a read-modify-write on the latest value).
+  // parameters (or a mix). run() closes every share's claim word under the next pass's tag
+  // before it stores any parameter, and the loads below acquire, so a worker that has read any
+  // later parameter finds claim words of a later generation, and the tag check stops it before
+  // it runs anything. A worker that has read only this pass's parameters claims only this pass's
+  // tasks, and only while some are left (a claim is a read-modify-write on the latest value).
   const std::size_t tasks = tasks_.load(std::memory_order_acquire);
   const Call call = call_.load(std::memory_order_acquire);
   void* const context = context_.load(std::memory_order_acquire);
   const std::uint64_t tag = (generation & kTaskMask) << 32;
+  const std::size_t threads = shares_.size();
   in_task_ = true;
-  std::uint64_t claim = claim_.load(std::memory_order_acquire);
-  while ((claim & ~kTaskMask) == tag && (claim & kTaskMask) < tasks) {
-    if (!claim_.compare_exchange_weak(claim, claim + 1, std::memory_order_acq_rel,
+  // Its own share first, then the others' in turn.
+  for (std::size_t k = 0; k < threads; ++k) {
+    const std::size_t owner = (index + k) % threads;
+    const std::size_t end = tasks * (owner + 1) / threads;
+    std::atomic<std::uint64_t>& word = shares_[owner].claim;
+    std::uint64_t claim = word.load(std::memory_order_acquire);
+    while ((claim & ~kTaskMask) == tag && (claim & kTaskMask) < end) {
+      if (!word.compare_exchange_weak(claim, claim + 1, std::memory_order_acq_rel,
                                       std::memory_order_acquire))
-      continue;
-    const std::size_t t = claim & kTaskMask;
-    try {
-      call(context, t);
-    } catch (...) {
-      const std::lock_guard<std::mutex> lock(error_mutex_);
-      if (!error_ || t < error_task_) {
-        error_ = std::current_exception();
-        error_task_ = t;
+        continue;
+      const std::size_t t = claim & kTaskMask;
+      try {
+        call(context, t);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(error_mutex_);
+        if (!error_ || t < error_task_) {
+          error_ = std::current_exception();
+          error_task_ = t;
+        }
       }
+      done_.fetch_add(1, std::memory_order_release);
+      claim = word.load(std::memory_order_acquire);
     }
-    done_.fetch_add(1, std::memory_order_release);
-    claim = claim_.load(std::memory_order_acquire);
   }
   in_task_ = false;
 }
 
-void ThreadPool::work() {
+void ThreadPool::work(unsigned index) {
   // Generation 0 is the state at construction: a worker that starts after the first pass was
   // published still finds it.
   std::uint64_t seen = 0;
@@ -128,7 +135,7 @@ void ThreadPool::work() {
     }
     seen = now;
     if (stop_.load(std::memory_order_relaxed)) return;
-    runTasks(seen);
+    runTasks(seen, index);
   }
 }
 
@@ -139,19 +146,23 @@ void ThreadPool::run(std::size_t tasks, Call call, void* context) {
   const std::uint64_t generation = generation_.load(std::memory_order_relaxed) + 1;
   const std::uint64_t tag = (generation & kTaskMask) << 32;
   // Closed first: a worker still in an earlier pass's runTasks that reads any parameter stored
-  // below also reads this claim word (or a later one), whose tag is not its pass's, and stops.
+  // below also reads these claim words (or later ones), whose tag is not its pass's, and stops.
   // Without it such a worker could pair the earlier pass's tag with this pass's task count and
   // run a task of this pass that the pass then runs again.
-  claim_.store(tag | kTaskMask, std::memory_order_relaxed);
+  for (Share& share : shares_)
+    share.claim.store(tag | kTaskMask, std::memory_order_relaxed);
   call_.store(call, std::memory_order_release);
   context_.store(context, std::memory_order_release);
   tasks_.store(tasks, std::memory_order_release);
   error_ = nullptr;
   done_.store(0, std::memory_order_relaxed);
-  claim_.store(tag, std::memory_order_release);  // open: task 0 is the next to claim
+  // Open: each share's first task is the next to claim.
+  const std::size_t threads = shares_.size();
+  for (std::size_t k = 0; k < threads; ++k)
+    shares_[k].claim.store(tag | (tasks * k / threads), std::memory_order_release);
   generation_.store(generation, std::memory_order_release);
   generation_.notify_all();
-  runTasks(generation);
+  runTasks(generation, 0);
   // What is left runs on a worker now: wait for it (a task is short; yield the core now and then
   // in case that worker waits for it).
   for (std::uint64_t k = 1; done_.load(std::memory_order_acquire) != tasks; ++k) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <future>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -69,6 +70,54 @@ TEST_CASE("A worker late for a pass never runs a task of the next pass", "[core]
   const auto [twice, missed] = stress.get();
   CHECK(twice == 0);
   CHECK(missed == 0);
+}
+
+// Each thread starts on its own share of a pass, so that successive passes over the same racks
+// or loops find their data in the same core's caches. Task 0 waits until another task has run:
+// the first thread other than the caller to take a task meets no task of the pass taken yet but
+// task 0, so it starts on its own share. (Handed out in order from one counter, it took task 1.)
+TEST_CASE("A worker starts a pass on the first task of its own share", "[core][threads]") {
+  for (const unsigned threads : {2u, 3u, 4u}) {
+    ThreadPool pool(threads);
+    const std::size_t tasks = 12;
+    const auto caller = std::this_thread::get_id();
+    std::atomic<int> others_started{0};
+    std::atomic<bool> gave_up{false};
+    std::mutex firsts_mutex;
+    std::vector<std::pair<std::thread::id, std::size_t>> firsts;  // thread, its first task
+    pool.forEach(tasks, [&](std::size_t t) {
+      {
+        const std::lock_guard<std::mutex> lock(firsts_mutex);
+        const auto id = std::this_thread::get_id();
+        bool seen = false;
+        for (const auto& f : firsts)
+          seen = seen || f.first == id;
+        if (!seen) firsts.emplace_back(id, t);
+      }
+      if (t != 0) {
+        others_started.fetch_add(1);
+        return;
+      }
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (others_started.load() == 0 && !gave_up.load()) {
+        if (std::chrono::steady_clock::now() > until) gave_up = true;
+        std::this_thread::yield();
+      }
+    });
+    REQUIRE_FALSE(gave_up.load());  // a worker ran a task within 20 s
+    std::size_t first_worker_task = tasks;
+    for (const auto& f : firsts) {
+      if (f.first != caller) {
+        first_worker_task = f.second;
+        break;
+      }
+    }
+    bool share_start = false;
+    for (unsigned k = 1; k < threads; ++k)
+      share_start = share_start || first_worker_task == tasks * k / threads;
+    INFO("threads " << threads << ": the first worker began at task " << first_worker_task);
+    CHECK(share_start);
+  }
 }
 
 TEST_CASE("A pass returns only when every task has finished", "[core][threads]") {

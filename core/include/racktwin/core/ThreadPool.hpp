@@ -8,8 +8,12 @@
 //    of a per-task array), which the owner of the data declares (docs/ARCHITECTURE.md,
 //    "Partitions");
 //  - sums over tasks are formed by the caller after the pass, in task order.
-// Which thread runs which task is therefore free (tasks are handed out on demand, so uneven
-// tasks balance), and one thread runs the same code with the same tasks as many.
+// Which thread runs which task is therefore free, and one thread runs the same code with the
+// same tasks as many. Each thread first takes the tasks of its own share of the pass (thread k
+// of T: tasks [n k / T, n (k + 1) / T)), then helps with the others' (uneven tasks balance).
+// The tasks of successive passes follow the site's order (loops, chip blocks and rack blocks
+// row by row), so a thread mostly meets again the data it wrote in the pass before, in its own
+// core's caches, instead of taking every cache line from the other core.
 //
 // An exception thrown by a task is kept; after the pass the exception of the lowest task index
 // is rethrown on the caller's thread (the one a serial pass would have met first). A pass
@@ -59,15 +63,21 @@ class ThreadPool {
  private:
   using Call = void (*)(void* context, std::size_t task);
   void run(std::size_t tasks, Call call, void* context);
-  void work();
-  void runTasks(std::uint64_t generation);
+  void work(unsigned index);
+  void runTasks(std::uint64_t generation, unsigned index);
+
+  // The claim word of one thread's share of a pass, on a cache line of its own: the pass's
+  // generation (high 32 bits) and the share's next task (low 32 bits).
+  struct alignas(64) Share {
+    std::atomic<std::uint64_t> claim{0};
+  };
 
   std::vector<std::thread> workers_;
   // The current pass, published by generation_ (release) and read after it (acquire).
   std::atomic<Call> call_{nullptr};
   std::atomic<void*> context_{nullptr};
   std::atomic<std::size_t> tasks_{0};
-  std::atomic<std::uint64_t> claim_{0};  // the pass's generation (high 32 bits), next task (low)
+  std::vector<Share> shares_;  // one per thread, the caller's first
   std::atomic<std::size_t> done_{0};     // tasks of the pass finished
   std::atomic<std::uint64_t> generation_{0};
   std::atomic<bool> stop_{false};
