@@ -77,8 +77,8 @@ class ThreadPool {
   std::atomic<Call> call_{nullptr};
   std::atomic<void*> context_{nullptr};
   std::atomic<std::size_t> tasks_{0};
-  std::vector<Share> shares_;  // one per thread, the caller's first
-  std::atomic<std::size_t> done_{0};     // tasks of the pass finished
+  std::vector<Share> shares_;         // one per thread, the caller's first
+  std::atomic<std::size_t> done_{0};  // tasks of the pass finished
   std::atomic<std::uint64_t> generation_{0};
   std::atomic<bool> stop_{false};
   std::mutex error_mutex_;
