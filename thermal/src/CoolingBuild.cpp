@@ -513,8 +513,13 @@ void CoolantLoop::finish(std::vector<LinkLaw> laws, std::size_t cells_end, std::
     single.die_cell.assign(n_loop_dies, 0);
     single.die_up.assign(n_loop_dies, 0);
     single.node_gamma.assign(n_nodes, 0.0);
-    single.out_cell_begin.assign(n_links, 0);
-    single.out_cell_end.assign(n_links, 0);
+    single.node_start.assign(n_nodes, SingleSweep::Start::Mix);
+    single.node_in_end.assign(n_nodes, 0);
+    single.node_out_end.assign(n_nodes, 0);
+    single.mix_weight.assign(n_links, 0.0);
+    single.mix_cell.assign(n_links, 0);
+    single.run_begin.assign(n_links, 0);
+    single.run_end.assign(n_links, 0);
   }
 }
 

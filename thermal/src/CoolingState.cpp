@@ -45,8 +45,11 @@ void CoolantLoop::visitState(core::StateArchive& b) {
     b.resizable(*v);
   b.resizable(single.die_cell);
   b.resizable(single.die_up);
-  b.resizable(single.out_cell_begin);
-  b.resizable(single.out_cell_end);
+  b.trivialResizable(single.node_start);
+  for (auto* v : {&single.node_in_end, &single.node_out_end, &single.mix_cell, &single.run_begin,
+                  &single.run_end})
+    b.resizable(*v);
+  b.resizable(single.mix_weight);
   b(single.Gamma, single.hx_cell, single.pump_cell_begin, single.pump_cell_end, single.pump_out);
   b.resizable(flow_scratch);
   b.resizable(in_fill);

@@ -105,8 +105,16 @@ struct CoolantLoop {
     std::vector<std::uint32_t> die_cell;  // local index of the plate's cell
     std::vector<Index> die_up;            // the plate's inlet node
     std::vector<double> node_gamma;
-    // Parallel to out_links: the local cell range of each link.
-    std::vector<std::uint32_t> out_cell_begin, out_cell_end;
+    // The propagation as one pass over flat arrays in flow order, rebuilt with the flows: for
+    // the node at position i of `order`, its start (a tear, a node without inflow, or a mix of
+    // its inflows mix[node_in_end[i - 1], node_in_end[i])) and its outflowing links' local cell
+    // ranges runs[node_out_end[i - 1], node_out_end[i]). Sized at build (nodes, links).
+    enum class Start : std::uint8_t { Mix, Tear, Dry };
+    std::vector<Start> node_start;
+    std::vector<std::uint32_t> node_in_end, node_out_end;
+    std::vector<double> mix_weight;                // each inflow's share of the node's
+    std::vector<std::uint32_t> mix_cell;           // local index of that inflow's last cell
+    std::vector<std::uint32_t> run_begin, run_end;  // local cells of each outflowing link
     double Gamma = 0.0;  // the suction node's gamma: x = A / (1 - f_hx Gamma)
     std::uint32_t hx_cell = 0, pump_cell_begin = 0, pump_cell_end = 0;
     Index pump_out = 0;
@@ -156,6 +164,7 @@ struct CoolantLoop {
   void closeStillLinks(LoopContext& ctx, double dt);
   void finishSweep(LoopContext& ctx);
   void prepareSingleSweep(LoopContext& ctx, double dt);
+  void buildPropagation();
   void sweepSingle(LoopContext& ctx, double dt);
   template <std::size_t W>
   void sweepWidth(LoopContext& ctx, double dt);

@@ -21,34 +21,69 @@ namespace racktwin::thermal::cooling {
 
 /// v = s + f v_in along the flow order, mixing at the nodes by the cached weights; the tear node
 /// starts at `tear_value` and a node without inflow at `dry_value[n]` (or 0 without it).
-/// `kSource` = false: s = 0 (the gamma pass).
+/// `kSource` = false: s = 0 (the gamma pass). One pass over the flat program of
+/// buildPropagation, in order: no lookups by node or link id.
 template <bool kSource>
 void CoolantLoop::propagateSingle(double tear_value, const double* s, const double* f,
                                   const double* dry_value, double* cell_v, double* node_v) const {
-  const std::uint32_t* in_b = in_begin.data();
-  const std::uint32_t* out_b = out_begin.data();
-  const std::uint32_t* in_last = in_last_cell.data();
-  const double* weight = in_weight.data();
-  const std::uint32_t* cb = single.out_cell_begin.data();
-  const std::uint32_t* ce = single.out_cell_end.data();
-  for (const auto n : order) {
+  using Start = SingleSweep::Start;
+  const Start* start = single.node_start.data();
+  const std::uint32_t* in_end = single.node_in_end.data();
+  const std::uint32_t* out_end = single.node_out_end.data();
+  const double* weight = single.mix_weight.data();
+  const std::uint32_t* mix_cell = single.mix_cell.data();
+  const std::uint32_t* run_begin = single.run_begin.data();
+  const std::uint32_t* run_end = single.run_end.data();
+  const Index* node = order.data();
+  const std::size_t n_order = order.size();
+  std::uint32_t j = 0, k = 0;
+  for (std::size_t i = 0; i < n_order; ++i) {
+    const Index n = node[i];
     double a = 0.0;
-    if (tear_of[n] >= 0) {
+    if (start[i] == Start::Tear) {
       a = tear_value;
-    } else if (in_b[n] == in_b[n + 1]) {
+    } else if (start[i] == Start::Dry) {
       a = dry_value != nullptr ? dry_value[n] : 0.0;  // no inflow: the junction keeps its value
     } else {
-      for (std::uint32_t k = in_b[n]; k < in_b[n + 1]; ++k)
-        a += weight[k] * cell_v[in_last[k]];
+      for (const std::uint32_t end = in_end[i]; j < end; ++j)
+        a += weight[j] * cell_v[mix_cell[j]];
     }
     node_v[n] = a;
-    for (std::uint32_t k = out_b[n]; k < out_b[n + 1]; ++k) {
+    for (const std::uint32_t end = out_end[i]; k < end; ++k) {
       double v = a;
-      for (std::uint32_t c = cb[k]; c < ce[k]; ++c) {
+      for (std::uint32_t c = run_begin[k]; c < run_end[k]; ++c) {
         v = kSource ? s[c] + f[c] * v : f[c] * v;
         cell_v[c] = v;
       }
     }
+  }
+}
+
+void CoolantLoop::buildPropagation() {
+  // The mixing entries and outflowing links of each node, copied into flow order, with the
+  // same weights and in the same order as the node-indexed arrays: the same sums.
+  using Start = SingleSweep::Start;
+  std::uint32_t j = 0, k = 0;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const Index n = order[i];
+    if (tear_of[n] >= 0) {
+      single.node_start[i] = Start::Tear;
+    } else if (in_begin[n] == in_begin[n + 1]) {
+      single.node_start[i] = Start::Dry;
+    } else {
+      single.node_start[i] = Start::Mix;
+      for (std::uint32_t e = in_begin[n]; e < in_begin[n + 1]; ++e, ++j) {
+        single.mix_weight[j] = in_weight[e];
+        single.mix_cell[j] = in_last_cell[e];
+      }
+    }
+    single.node_in_end[i] = j;
+    for (std::uint32_t e = out_begin[n]; e < out_begin[n + 1]; ++e, ++k) {
+      const Link& link = links[out_links[e]];
+      single.run_begin[k] = link.cell_begin - cell_begin;
+      single.run_end[k] = link.cell_end - cell_begin;
+    }
+    single.node_out_end[i] = k;
   }
 }
 
@@ -102,12 +137,7 @@ void CoolantLoop::prepareSingleSweep(LoopContext& ctx, double dt) {
       if (C_flow > 0.0) single.f[lc] = (C_flow + g * (d1 - 1.0)) * cell_inv_diag[lc];
     }
   }
-  const std::uint32_t n_out = out_begin.back();
-  for (std::uint32_t k = 0; k < n_out; ++k) {
-    const Link& link = links[out_links[k]];
-    single.out_cell_begin[k] = link.cell_begin - cell0;
-    single.out_cell_end[k] = link.cell_end - cell0;
-  }
+  buildPropagation();
   single.hx_cell = links[hx].cell_begin - cell0;
   single.pump_cell_begin = links[pump].cell_begin - cell0;
   single.pump_cell_end = links[pump].cell_end - cell0;
