@@ -112,8 +112,8 @@ struct CoolantLoop {
     enum class Start : std::uint8_t { Mix, Tear, Dry };
     std::vector<Start> node_start;
     std::vector<std::uint32_t> node_in_end, node_out_end;
-    std::vector<double> mix_weight;                // each inflow's share of the node's
-    std::vector<std::uint32_t> mix_cell;           // local index of that inflow's last cell
+    std::vector<double> mix_weight;                 // each inflow's share of the node's
+    std::vector<std::uint32_t> mix_cell;            // local index of that inflow's last cell
     std::vector<std::uint32_t> run_begin, run_end;  // local cells of each outflowing link
     double Gamma = 0.0;  // the suction node's gamma: x = A / (1 - f_hx Gamma)
     std::uint32_t hx_cell = 0, pump_cell_begin = 0, pump_cell_end = 0;
