@@ -170,19 +170,23 @@ void CoolingModel::Impl::publishUnits() {
   }
 }
 
+void CoolingModel::Impl::publishTrays(std::size_t l) {
+  const CoolantLoop& loop = loops[l];
+  const std::span<const double> V = loop.solver->V_flow();
+  std::size_t tray = loop_tray_begin[l];
+  for (std::size_t k = 0; k < loop.tray_links.size(); ++k, ++tray) {
+    tray_V_flow[tray] = V[loop.tray_links[k]];
+    const cooling::Link& ret = loop.links[loop.tray_return_links[k]];
+    tray_T_out[tray] = cells.T[ret.cell_end - 1];
+  }
+}
+
 void CoolingModel::Impl::publish(core::SiteState& state, double dt, bool all) {
   chips.publish(state, now, dt, all);
   if (!attached.empty()) attached.publish(loops);
-  forEachLoop([&](std::size_t l) {  // each loop's trays: its own slice of the views
-    const CoolantLoop& loop = loops[l];
-    const std::span<const double> V = loop.solver->V_flow();
-    std::size_t tray = loop_tray_begin[l];
-    for (std::size_t k = 0; k < loop.tray_links.size(); ++k, ++tray) {
-      tray_V_flow[tray] = V[loop.tray_links[k]];
-      const cooling::Link& ret = loop.links[loop.tray_return_links[k]];
-      tray_T_out[tray] = cells.T[ret.cell_end - 1];
-    }
-  });
+  // The trays' views: written by each loop's sweep task (cycle), which is the last to change
+  // its flows and cells in a step.
+  if (all) forEachLoop([&](std::size_t l) { publishTrays(l); });
   for (std::size_t c = 0; c < units.size(); ++c) {
     const CduUnit& unit = units[c];
     cdu_T_supply[c] = unit.T_supply;
@@ -504,6 +508,7 @@ void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
         unit.supply_watch.observe(t_start + h, h, unit.T_supply - unit.T_supply_set);
     }
     loop.audit(own, static_cast<std::uint32_t>(l), t_start + h, h);
+    publishTrays(l);
   };
   forEachLoop(sweepLoop);
   mergeLoopRecords();

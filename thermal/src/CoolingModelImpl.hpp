@@ -193,6 +193,9 @@ struct CoolingModel::Impl {
   /// The step's results into the state and the recorder views; `all` also rewrites what
   /// follows from unchanged throttle and shutdown states (at initialisation).
   void publish(core::SiteState& state, double dt, bool all);
+  /// Loop l's trays' flows and outlet temperatures into the views (its own slice): at the end of
+  /// its sweep task, while its cells are in the core's caches, and at initialisation.
+  void publishTrays(std::size_t l);
 };
 
 }  // namespace racktwin::thermal
