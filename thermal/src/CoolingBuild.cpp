@@ -498,6 +498,9 @@ void CoolantLoop::finish(std::vector<LinkLaw> laws, std::size_t cells_end, std::
   out_fill.assign(n_nodes, 0);
   direction.assign(n_links, 2);  // no pattern yet
   const std::size_t n_loop_dies = die_end - die_begin;
+  tray_out_cell.clear();
+  for (const Index l : tray_return_links)
+    tray_out_cell.push_back(links[l].cell_end - 1);
   plate_cell_begin.assign(n_loop_dies, 0);
   plate_cell_end.assign(n_loop_dies, 0);
   plate_up.assign(n_loop_dies, 0);

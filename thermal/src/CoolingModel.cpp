@@ -172,13 +172,17 @@ void CoolingModel::Impl::publishUnits() {
 
 void CoolingModel::Impl::publishTrays(std::size_t l) {
   const CoolantLoop& loop = loops[l];
+  const std::size_t tray0 = loop_tray_begin[l];
+  const std::size_t n_trays = loop.tray_links.size();
+  for (std::size_t k = 0; k < n_trays; ++k)
+    tray_T_out[tray0 + k] = cells.T[loop.tray_out_cell[k]];
+  // The flows change only with a hydraulic solve; reading them from the solver every step
+  // missed the caches once a tray.
+  if (tray_V_version[l] == loop.version) return;
+  tray_V_version[l] = loop.version;
   const std::span<const double> V = loop.solver->V_flow();
-  std::size_t tray = loop_tray_begin[l];
-  for (std::size_t k = 0; k < loop.tray_links.size(); ++k, ++tray) {
-    tray_V_flow[tray] = V[loop.tray_links[k]];
-    const cooling::Link& ret = loop.links[loop.tray_return_links[k]];
-    tray_T_out[tray] = cells.T[ret.cell_end - 1];
-  }
+  for (std::size_t k = 0; k < n_trays; ++k)
+    tray_V_flow[tray0 + k] = V[loop.tray_links[k]];
 }
 
 void CoolingModel::Impl::publish(core::SiteState& state, double dt, bool all) {
@@ -186,7 +190,10 @@ void CoolingModel::Impl::publish(core::SiteState& state, double dt, bool all) {
   if (!attached.empty()) attached.publish(loops);
   // The trays' views: written by each loop's sweep task (cycle), which is the last to change
   // its flows and cells in a step.
-  if (all) forEachLoop([&](std::size_t l) { publishTrays(l); });
+  if (all) {
+    std::fill(tray_V_version.begin(), tray_V_version.end(), ~std::uint64_t{0});
+    forEachLoop([&](std::size_t l) { publishTrays(l); });
+  }
   for (std::size_t c = 0; c < units.size(); ++c) {
     const CduUnit& unit = units[c];
     cdu_T_supply[c] = unit.T_supply;
@@ -240,6 +247,7 @@ CoolingModel::CoolingModel(const core::SiteSpec& site, const core::SiteLayout& l
   impl_->loop_audits.assign(impl_->loops.size(), cooling::EnergyAudit{});
   impl_->loop_solves.assign(impl_->loops.size(), 0);
   impl_->loop_tray_begin.assign(impl_->loops.size(), 0);
+  impl_->tray_V_version.assign(impl_->loops.size(), ~std::uint64_t{0});
   impl_->loop_units_in_site_order.resize(impl_->loops.size());
   for (std::size_t l = 0; l < impl_->loops.size(); ++l) {
     std::vector<std::uint32_t>& order = impl_->loop_units_in_site_order[l];
@@ -398,6 +406,8 @@ void CoolingModel::advance(double t, double dt, core::SiteState& state) {
   if (averaged) {
     for (std::size_t i = 0; i < m.mean_views.size(); ++i)
       *m.mean_views[i] = m.mean_sums[i] / dt;
+    // The trays' flow views now hold means, not one solve's flows.
+    std::fill(m.tray_V_version.begin(), m.tray_V_version.end(), ~std::uint64_t{0});
     for (std::size_t i = 0; i < m.facilities.size(); ++i) {
       // The plant's powers from its energy totals over the step: exact whatever it sub-cycled.
       const Impl::PlantTotals after = totals(i);

@@ -68,6 +68,9 @@ struct CoolingModel::Impl {
   std::vector<cooling::EnergyAudit> loop_audits;
   std::vector<int> loop_solves, loop_iterations_max;  // a pass's hydraulic solves, per loop
   std::vector<std::size_t> loop_tray_begin;           // each loop's first tray in the views
+  // Per loop: the hydraulic solve (CoolantLoop::version) whose flows its trays' flow views hold,
+  // or ~0 when they hold something else (a step's mean over its cycles): rewritten only then.
+  std::vector<std::uint64_t> tray_V_version;
   std::vector<std::vector<std::uint32_t>> loop_units_in_site_order;  // its CDUs' controllers' order
   /// body(l) for every loop, side by side on the pool when there is one.
   template <class Body>

@@ -3,6 +3,8 @@
 // and initialize(); what the run changes (temperatures, flows, controls, caches of the sweeps,
 // totals and recorder views) is listed by each part. Caches are saved rather than rebuilt: a
 // rebuild from a different history could round differently.
+#include <algorithm>
+
 #include "CoolingModelImpl.hpp"
 #include "racktwin/core/StateArchive.hpp"
 
@@ -107,6 +109,9 @@ void CoolingModel::visitState(core::StateArchive& a, const core::SiteState& /*st
   a.trivial(m.audit);
   a.trivial(m.design);
   a(m.rack_dp_available, m.rack_V_flow, m.tray_V_flow, m.tray_T_out);
+  // Restored views may hold a step's means: the next step rewrites the flows (the same values
+  // when they held one solve's).
+  std::fill(m.tray_V_version.begin(), m.tray_V_version.end(), ~std::uint64_t{0});
   a(m.cdu_T_supply, m.cdu_T_return, m.cdu_V_flow, m.cdu_Q_flow, m.cdu_valve, m.cdu_V_facility,
     m.cdu_T_facility_return, m.cdu_pump_dp, m.cdu_pump_P, m.cdu_T_facility_supply,
     m.cdu_pump_P_hydraulic, m.cdu_pumps_running, m.cdu_fan_P);

@@ -61,6 +61,7 @@ struct CoolantLoop {
   std::uint32_t cell_begin = 0, cell_end = 0, die_begin = 0, die_end = 0;
   std::vector<Index> tray_links;  // the supply QD of every tray (tray flow)
   std::vector<Index> tray_return_links;
+  std::vector<std::uint32_t> tray_out_cell;  // each tray's outlet: its return QD's last cell
   std::vector<Index> rack_supply_hose, rack_return_hose;
   std::vector<std::uint32_t> racks;                     // site rack indices served by this loop
   std::vector<Index> rack_supply_tap, rack_return_tap;  // manifold inlet and outlet nodes
