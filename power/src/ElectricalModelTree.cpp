@@ -210,8 +210,47 @@ void ElectricalModel::computeRacks(double t, double dt, const core::SiteState& s
   }
 }
 
-void ElectricalModel::commitRack(std::size_t r, double t, double dt, core::SiteState& state,
-                                 StepSums& sums) {
+void ElectricalModel::commitRacks(double t, double dt, core::SiteState& state, StepSums& sums) {
+  core::forEachItem(pool_, layout_.rack_count, kRackBlock,
+                    [&](std::size_t r) { commitRack(r, dt, state); });
+  // What the racks share, in rack order: the event log, the smoothing's run totals and the
+  // site's sums (the same additions in the same order as one rack after the other).
+  for (std::size_t r = 0; r < layout_.rack_count; ++r) {
+    const RackStep& k = rack_step_[r];
+    const std::uint32_t g0 = layout_.rack_gpu_begin[r], g1 = layout_.rack_gpu_begin[r + 1];
+    if (k.powered) {
+      pm_->bookEnergy(r, dt);
+    } else {
+      sums.gpus_off += g1 - g0;
+    }
+    const bool was_powered = rack_powered_[r] != 0;
+    if (was_powered != k.powered) {
+      dist_->record(
+          t,
+          k.powered ? ElectricalEvent::Kind::RackRepowered : ElectricalEvent::Kind::RackUnpowered,
+          static_cast<int>(r), static_cast<double>(g1 - g0));
+      rack_powered_[r] = k.powered ? 1 : 0;
+    }
+    state.rack_powered[r] = rack_powered_[r];
+    for (int side = 0; side < 2; ++side) {
+      const int b = dist_->feedBranch(r, side);
+      if (b < 0) continue;
+      const double use = dist_->tree().current(static_cast<std::size_t>(b))
+                         * rack_feed_inv_rated_[2 * r + static_cast<std::size_t>(side)];
+      sums.feed_use_max = std::max(sums.feed_use_max, use);
+    }
+    sums.P_ac += rack_P_ac_[r];
+    sums.P_grid_dc += k.P_grid_dc;
+    sums.P_psu_loss += k.P_psu_loss;
+    sums.P_load += k.P_load;
+    sums.P_busbar_loss += k.P_busbar_loss;
+    if (k.powered) sums.P_storage += k.P_grid_dc - k.P_load - k.P_busbar_loss;
+  }
+}
+
+// One rack's sub-step made its state: only what the rack owns (its chips' drawn powers and
+// energies, its own values and its smoothing state).
+void ElectricalModel::commitRack(std::size_t r, double dt, core::SiteState& state) {
   const RackStep& k = rack_step_[r];
   const std::uint32_t g0 = layout_.rack_gpu_begin[r], g1 = layout_.rack_gpu_begin[r + 1];
   const std::uint32_t c0 = layout_.rack_cpu_begin[r], c1 = layout_.rack_cpu_begin[r + 1];
@@ -236,7 +275,7 @@ void ElectricalModel::commitRack(std::size_t r, double t, double dt, core::SiteS
     rack_held_dt_[r] += dt;
     rack_chips_held_dt_[r] += dt;
     if (state.last_substep) flushRackEnergy(r, state);
-    pm_->commit(r, dt);
+    pm_->commit(r);
   } else {
     flushRackEnergy(r, state);
     for (std::uint32_t g = g0; g < g1; ++g)
@@ -247,16 +286,7 @@ void ElectricalModel::commitRack(std::size_t r, double t, double dt, core::SiteS
       state.switch_P[w] = 0.0;
     pm_->commitUnpowered(r);
     rack_reuse_[r].sums_valid = false;
-    sums.gpus_off += g1 - g0;
   }
-  const bool was_powered = rack_powered_[r] != 0;
-  if (was_powered != k.powered) {
-    dist_->record(
-        t, k.powered ? ElectricalEvent::Kind::RackRepowered : ElectricalEvent::Kind::RackUnpowered,
-        static_cast<int>(r), static_cast<double>(g1 - g0));
-    rack_powered_[r] = k.powered ? 1 : 0;
-  }
-  state.rack_powered[r] = rack_powered_[r];
 
   const double P_ac = k.P_ac_a + k.P_ac_b;
   const double P_feed_loss = dist_->rackFeedLoss(r);
@@ -274,21 +304,7 @@ void ElectricalModel::commitRack(std::size_t r, double t, double dt, core::SiteS
   rack_P_grid_dc_[r] = k.P_grid_dc;
   rack_feed_P_[2 * r] = k.P_ac_a;
   rack_feed_P_[2 * r + 1] = k.P_ac_b;
-  for (int side = 0; side < 2; ++side) {
-    const int b = dist_->feedBranch(r, side);
-    if (b < 0) continue;
-    const double use = dist_->tree().current(static_cast<std::size_t>(b))
-                       * rack_feed_inv_rated_[2 * r + static_cast<std::size_t>(side)];
-    sums.feed_use_max = std::max(sums.feed_use_max, use);
-  }
   rack_powered_value_[r] = k.powered ? 1.0 : 0.0;
-
-  sums.P_ac += P_ac;
-  sums.P_grid_dc += k.P_grid_dc;
-  sums.P_psu_loss += k.P_psu_loss;
-  sums.P_load += k.P_load;
-  sums.P_busbar_loss += k.P_busbar_loss;
-  if (k.powered) sums.P_storage += k.P_grid_dc - k.P_load - k.P_busbar_loss;
 }
 
 // The rack views only the recorder reads (means, efficiencies, feed currents), from the sub-step
@@ -296,11 +312,9 @@ void ElectricalModel::commitRack(std::size_t r, double t, double dt, core::SiteS
 void ElectricalModel::publishRackViews(const core::SiteState& state, double dt) {
   const std::size_t racks = layout_.rack_count;
   const double elapsed = state.time + dt - state.step_start;
-  double P_ac_mean = 0.0;
-  for (std::size_t r = 0; r < racks; ++r) {
+  core::forEachItem(pool_, racks, kRackBlock, [&](std::size_t r) {
     const double P_ac = rack_P_ac_[r];
     rack_P_ac_mean_[r] = elapsed > 0.0 ? state.rack_ac_E_step[r] / elapsed : P_ac;
-    P_ac_mean += rack_P_ac_mean_[r];
     rack_psu_efficiency_[r] = P_ac > 0.0 ? rack_P_grid_dc_[r] / P_ac : 0.0;
     for (std::size_t side = 0; side < 2; ++side) {
       const int b = dist_->feedBranch(r, static_cast<int>(side));
@@ -313,7 +327,10 @@ void ElectricalModel::publishRackViews(const core::SiteState& state, double dt) 
       rack_feed_use_[side * racks + r] = I * rack_feed_inv_rated_[2 * r + side];
       rack_feed_closed_[side * racks + r] = closed;
     }
-  }
+  });
+  double P_ac_mean = 0.0;  // in rack order
+  for (std::size_t r = 0; r < racks; ++r)
+    P_ac_mean += rack_P_ac_mean_[r];
   site_P_it_mean_ = P_ac_mean;
 }
 
@@ -352,8 +369,7 @@ void ElectricalModel::solveTree(double t, double dt, core::SiteState& state) {
     computeRacks(t, dt, state);
   }
   StepSums sums;
-  for (std::size_t r = 0; r < layout_.rack_count; ++r)
-    commitRack(r, t, dt, state, sums);
+  commitRacks(t, dt, state, sums);
   const double P_fabric = bookFabric(dt, state);
   publishRackViews(state, dt);
   site_P_it_mean_ += fabric_P_mean_;

@@ -237,7 +237,7 @@ double PowerManagement::storageStep(std::size_t r, double B, double dt) noexcept
   return G;
 }
 
-void PowerManagement::commit(std::size_t r, double dt) noexcept {
+void PowerManagement::commit(std::size_t r) noexcept {
   Rack& rack = racks_[r];
   rack.E = rack.E_next;
   rack.G = rack.G_next;
@@ -246,6 +246,10 @@ void PowerManagement::commit(std::size_t r, double dt) noexcept {
   rack.P_committed = true;
   rack.P_burner = rack.P_burner_next;
   rack.P_deficit = rack.P_deficit_next;
+}
+
+void PowerManagement::bookEnergy(std::size_t r, double dt) noexcept {
+  const Rack& rack = racks_[r];
   E_burner_ += rack.P_burner * dt;
   E_deficit_ += rack.P_deficit * dt;
 }

@@ -178,7 +178,10 @@ class ElectricalModel final : public core::Model {
     double feed_use_max = 0.0;  // highest rack feed utilisation
     std::size_t gpus_off = 0;
   };
-  void commitRack(std::size_t r, double t, double dt, core::SiteState& state, StepSums& sums);
+  /// Commits every rack's sub-step: the racks side by side (commitRack), then what is shared
+  /// (events, run totals, the site's sums) in rack order.
+  void commitRacks(double t, double dt, core::SiteState& state, StepSums& sums);
+  void commitRack(std::size_t r, double dt, core::SiteState& state);
   void declareTreeChannels(core::Recorder& recorder);
   void summariseTree(core::Summary& summary) const;
   /// Per-step site statistics shared by both modes.

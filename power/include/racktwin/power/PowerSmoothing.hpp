@@ -78,9 +78,12 @@ class PowerManagement {
   /// Grid-facing DC power of rack r's PSUs for busbar load B over dt (B itself when the rack has
   /// no storage). Uses only committed state; the new stored energy is kept for commit().
   double storageStep(std::size_t r, double B, double dt) noexcept;
-  /// Makes rack r's last gpuStep and storageStep, of length dt, the state (the caller has made
-  /// the powers in P its committed powers).
-  void commit(std::size_t r, double dt) noexcept;
+  /// Makes rack r's last gpuStep and storageStep the state (the caller has made the powers in P
+  /// its committed powers). Racks may commit side by side (each writes only its own state).
+  void commit(std::size_t r) noexcept;
+  /// Adds rack r's burner and ramp-deficit energy over dt to the run totals, after commit(r):
+  /// called in rack order, so the totals are the same sums for any number of threads.
+  void bookEnergy(std::size_t r, double dt) noexcept;
   /// Rack r is unpowered this step (its GPUs' committed powers are 0): the floor released, the
   /// storage holds its charge.
   void commitUnpowered(std::size_t r) noexcept;
