@@ -6,6 +6,7 @@
 
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/StateArchive.hpp"
+#include "racktwin/core/ThreadPool.hpp"
 
 namespace racktwin::core {
 
@@ -96,6 +97,8 @@ void Recorder::open(const RunMetadata& metadata) {
     }
     width += span.count;
   }
+  mean_pieces_ = cut(mean_spans_);
+  substep_pieces_ = cut(substep_spans_);
   row_.assign(width, 0.0);
   sum_.assign(width, 0.0);
   for (RecorderSink* sink : sinks_)
@@ -121,17 +124,40 @@ void Recorder::visitState(StateArchive& a) {
     started_);
 }
 
-void Recorder::integrate(const std::vector<Span>& spans, double dt) noexcept {
-  double* sum = sum_.data();
+std::vector<Recorder::Span> Recorder::cut(const std::vector<Span>& spans) {
+  std::size_t width = 0;
+  for (const Span& span : spans)
+    width += span.count;
+  std::vector<Span> pieces;
+  if (width < kThreadedWidth) return pieces;
   for (const Span& span : spans) {
+    for (std::size_t begin = 0; begin < span.count; begin += kPieceWidth) {
+      pieces.push_back(
+          {span.source + begin, span.offset + begin, std::min(kPieceWidth, span.count - begin)});
+    }
+  }
+  return pieces;
+}
+
+void Recorder::integrate(const std::vector<Span>& spans, double dt) {
+  double* sum = sum_.data();
+  const auto add = [sum, dt](const Span& span) {
     const double* source = span.source;
     double* out = sum + span.offset;
     for (std::size_t i = 0; i < span.count; ++i)
       out[i] += dt * source[i];
+  };
+  // A wide row (per-GPU channels of a large site) in pieces on the run's threads.
+  const std::vector<Span>& pieces = &spans == &substep_spans_ ? substep_pieces_ : mean_pieces_;
+  if (pool_ != nullptr && !pieces.empty()) {
+    forEachTask(pool_, pieces.size(), [&](std::size_t k) { add(pieces[k]); });
+    return;
   }
+  for (const Span& span : spans)
+    add(span);
 }
 
-void Recorder::accumulateSubstep(double dt) noexcept {
+void Recorder::accumulateSubstep(double dt) {
   if (!open_ || !started_ || !(dt > 0.0)) return;
   integrate(substep_spans_, dt);
   substep_time_ += dt;

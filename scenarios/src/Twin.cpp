@@ -72,6 +72,7 @@ struct Twin::Impl {
       model->declareChannels(recorder);
     recorder.addSink(finite_check);  // first: a non-finite row reaches no other sink
     recorder.addSink(limits);
+    recorder.useThreads(pool.size() > 1 ? &pool : nullptr);
     engine.setRecorder(&recorder);
   }
 

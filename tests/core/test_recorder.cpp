@@ -8,6 +8,7 @@
 
 #include "racktwin/core/Engine.hpp"
 #include "racktwin/core/Recorder.hpp"
+#include "racktwin/core/ThreadPool.hpp"
 
 using namespace racktwin::core;
 
@@ -154,4 +155,55 @@ TEST_CASE("A maximum covers only its own interval, an aborted run gets no partia
   CHECK(sink.rows[1][1] == Approx(7.0).epsilon(1e-15));
   CHECK(sink.rows[2][1] == Approx(2.0).epsilon(1e-15));
   CHECK_FALSE(sink.complete);
+}
+
+// A site's per-GPU channels make rows of some 10^5 values, integrated every sub-step: on the
+// run's threads in pieces (Recorder::useThreads). Element by element, so the records are the
+// same bits as on one thread, and each column's record is its sub-step mean.
+TEST_CASE("A wide row integrated on threads gives the records of one thread", "[core][recorder]") {
+  const std::size_t n_substep = 100003, n_mean = 70001;  // not multiples of the piece width
+  std::vector<std::string> ids_a(n_substep, "x"), ids_b(n_mean, "y");
+  std::vector<double> P(n_substep), Q(n_mean);
+  ThreadPool pool(3);
+  std::vector<std::vector<std::vector<double>>> rows(2);
+  for (int threaded = 0; threaded < 2; ++threaded) {
+    Recorder recorder(1.0);
+    recorder.add({"gpu", "P", "W", "rate", ids_a, Aggregation::SubstepMean}, P.data());
+    recorder.add({"gpu", "Q", "W", "rate", ids_b, Aggregation::Mean}, Q.data());
+    if (threaded == 1) recorder.useThreads(&pool);
+    MemorySink sink;
+    recorder.addSink(sink);
+    recorder.open({});
+    const auto set = [&](double t) {
+      for (std::size_t j = 0; j < n_substep; ++j)
+        P[j] = 1e-3 * static_cast<double>(j) + 0.37 * t;
+      for (std::size_t j = 0; j < n_mean; ++j)
+        Q[j] = 2e-3 * static_cast<double>(j) - 0.11 * t;
+    };
+    set(0.0);
+    recorder.sample(0.0);
+    // Steps of 0.5 s in 5 sub-steps of 0.1 s: records at 1 s and 2 s.
+    for (int step = 0; step < 4; ++step) {
+      for (int k = 0; k < 5; ++k) {
+        set(0.5 * step + 0.1 * k);
+        recorder.accumulateSubstep(0.1);
+      }
+      set(0.5 * (step + 1));
+      recorder.sample(0.5 * (step + 1));
+    }
+    recorder.close(true, "");
+    REQUIRE(sink.rows.size() == 3);
+    rows[static_cast<std::size_t>(threaded)] = sink.rows;
+  }
+  for (std::size_t r = 0; r < 3; ++r)
+    CHECK(rows[0][r] == rows[1][r]);  // bit for bit
+  // The first interval's mean of P at column j: 1e-3 j + 0.37 x (mean of the ten sub-step starts
+  // 0, 0.1, ..., 0.9 s = 0.45 s); of Q (held over each 0.5 s step, its end value): 2e-3 j - 0.11
+  // x 0.75 s.
+  for (const std::size_t j : {std::size_t{0}, std::size_t{16384}, n_substep - 1})
+    CHECK(rows[1][1][j] == Approx(1e-3 * static_cast<double>(j) + 0.37 * 0.45).epsilon(1e-12));
+  for (const std::size_t j : {std::size_t{1}, n_mean - 1}) {
+    CHECK(rows[1][1][n_substep + j]
+          == Approx(2e-3 * static_cast<double>(j) - 0.11 * 0.75).epsilon(1e-12));
+  }
 }

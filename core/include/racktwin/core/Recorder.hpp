@@ -24,6 +24,7 @@
 namespace racktwin::core {
 
 class StateArchive;
+class ThreadPool;
 struct ResultTable;
 
 /// How a channel's values over a record interval become one record. Every declaration chooses:
@@ -109,6 +110,9 @@ class Recorder {
   /// declared (asserted at open()).
   void add(ChannelInfo channel, const double* data);
   void addSink(RecorderSink& sink) { sinks_.push_back(&sink); }
+  /// Threads for the integration of wide rows (a site's per-GPU channels, every sub-step);
+  /// null: on the caller. The sums are element by element, so the threads change no bit.
+  void useThreads(ThreadPool* pool) noexcept { pool_ = pool; }
 
   /// Adds the "<name>_max" siblings and opens the sinks.
   void open(const RunMetadata& metadata);
@@ -117,7 +121,7 @@ class Recorder {
   std::vector<ChannelInfo> recordedChannels(double step, double record_interval) const;
   /// After each sub-step of the fast models, of length dt: integrates the SubstepMean channels.
   /// A driver that never calls it gets those channels integrated over each step in sample().
-  void accumulateSubstep(double dt) noexcept;
+  void accumulateSubstep(double dt);
   /// Once at the start (the initial state is the first record) and after each macro step at the
   /// time t it reached: integrates the Mean channels over the step since the previous call (its
   /// length, so steps may vary), updates the maxima, and records when t has reached the next
@@ -148,7 +152,12 @@ class Recorder {
     std::size_t offset;
     std::size_t count;
   };
-  void integrate(const std::vector<Span>& spans, double dt) noexcept;
+  void integrate(const std::vector<Span>& spans, double dt);
+  /// The spans cut into pieces of at most kPieceWidth values: the tasks of a threaded
+  /// integration (empty when the row is too narrow for threads to pay).
+  static std::vector<Span> cut(const std::vector<Span>& spans);
+  static constexpr std::size_t kPieceWidth = 16384;
+  static constexpr std::size_t kThreadedWidth = 65536;  // narrower: integrated on the caller
   void record(double t);
 
   double interval_;
@@ -159,6 +168,8 @@ class Recorder {
   std::vector<double> row_;
   std::vector<double> sum_;  // time-weighted sums of the mean channels, row layout
   std::vector<Span> mean_spans_, substep_spans_, sample_spans_, max_spans_;
+  std::vector<Span> mean_pieces_, substep_pieces_;  // cut(): the threaded integration's tasks
+  ThreadPool* pool_ = nullptr;
   double mean_time_ = 0.0;     // s, macro-step time integrated into sum_ since the last record
   double substep_time_ = 0.0;  // s, sub-step time integrated since the last record
   double substep_step_ = 0.0;  // s, sub-step time integrated since the last sample() call
