@@ -11,6 +11,10 @@
 #include <string>
 #include <vector>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#endif
+
 #include "RunProgram.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Hdf5Result.hpp"
@@ -62,8 +66,20 @@ std::string tail(const std::string& text) {
 
 }  // namespace
 
+// libhdf5 1.10 leaks on many damaged files (metadata cache entries, layout and attribute
+// messages it fails to decode), memory no API call can reclaim. Under the debug preset
+// (AddressSanitizer) LeakSanitizer would end every such read with exit code 23, which is not
+// what this test asks about: crashes, hangs and wrong content. Leaks of the reader's own are the
+// fuzz_result target's findings (tools/fuzz.sh: leak detection on, only libhdf5's openers
+// suppressed). So the variants are read here, in this process and in `racktwin info`, without
+// leak detection; a plain build ignores both settings.
+constexpr const char* kNoLeakCheck = "ASAN_OPTIONS=detect_leaks=0 ";
+
 TEST_CASE("Damaged result files are read back exactly or refused, never crash or hang",
           "[integration][damaged]") {
+#if defined(__SANITIZE_ADDRESS__)
+  __lsan_disable();  // this thread's allocations from here on: libhdf5's on damaged files
+#endif
   const std::string dir = racktwin::test::scratchDirectory("damaged-" + std::to_string(getpid()));
   const std::string cli = RACKTWIN_CLI;
   const std::string original = dir + "/original.h5";
@@ -92,7 +108,8 @@ TEST_CASE("Damaged result files are read back exactly or refused, never crash or
     const std::string variant = dir + "/v" + std::to_string(i) + ".h5";
     std::ofstream(variant, std::ios::binary | std::ios::trunc) << copy;
 
-    const auto info = runProgram("timeout -s KILL 60 " + cli + " info " + variant);
+    const auto info =
+        runProgram(std::string(kNoLeakCheck) + "timeout -s KILL 60 " + cli + " info " + variant);
     INFO("variant " << i << ": exit " << info.exit_code << " " << info.err);
     // One line, no HDF5 diagnostics (e.g. at library close).
     if (info.exit_code == 2) CHECK(std::count(info.err.begin(), info.err.end(), '\n') == 1);
