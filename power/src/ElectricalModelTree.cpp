@@ -23,7 +23,7 @@ constexpr int kA = Distribution::kFeedA;
 constexpr int kB = Distribution::kFeedB;
 
 bool sameBits(const double* x, const double* y, std::size_t n) noexcept {
-  return std::memcmp(x, y, n * sizeof(double)) == 0;
+  return n == 0 || std::memcmp(x, y, n * sizeof(double)) == 0;  // memcmp of null is undefined
 }
 
 }  // namespace
