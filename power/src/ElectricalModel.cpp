@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <span>
@@ -10,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "SameBits.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Recorder.hpp"
 #include "racktwin/core/StateArchive.hpp"
@@ -352,12 +352,7 @@ void ElectricalModel::solve(double dt, core::SiteState& state) {
 void ElectricalModel::solveRack(std::size_t r, double dt, double elapsed, core::SiteState& state) {
   const auto sameAs = [](const std::vector<double>& demand, const std::vector<double>& drawn,
                          std::size_t begin, std::size_t end) {
-    // No chips of a kind (an air-cooled rack has no NVSwitch trays): the arrays may be empty,
-    // and memcmp of their null data is undefined even for no bytes.
-    return end == begin
-           || std::memcmp(demand.data() + begin, drawn.data() + begin,
-                          (end - begin) * sizeof(double))
-                  == 0;
+    return detail::sameBits(demand.data() + begin, drawn.data() + begin, end - begin);
   };
   const bool powered = rack_live_shelves_[r] > 0;
   const std::size_t g0 = layout_.rack_gpu_begin[r], g1 = layout_.rack_gpu_begin[r + 1];

@@ -2,12 +2,12 @@
 // PSU feeds, coupled to the distribution tree (see ElectricalModel.hpp).
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "FastSum.hpp"
+#include "SameBits.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Recorder.hpp"
 #include "racktwin/core/Summary.hpp"
@@ -21,10 +21,7 @@ namespace {
 constexpr double kJoulePerKilowattHour = 3.6e6;
 constexpr int kA = Distribution::kFeedA;
 constexpr int kB = Distribution::kFeedB;
-
-bool sameBits(const double* x, const double* y, std::size_t n) noexcept {
-  return n == 0 || std::memcmp(x, y, n * sizeof(double)) == 0;  // memcmp of null is undefined
-}
+using detail::sameBits;
 
 }  // namespace
 

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
 #include "FastSum.hpp"
+#include "SameBits.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/StateArchive.hpp"
 
@@ -115,12 +115,11 @@ double PowerManagement::gpuStep(std::size_t r, double t_end, double dt, const do
                                 const double* P_prev, double* P) noexcept {
   Rack& rack = racks_[r];
   const std::uint32_t g0 = rack.gpu_begin, g1 = rack.gpu_end;
-  const std::size_t bytes = (g1 - g0) * sizeof(double);
   // A settled rack whose demands did not change: P holds this step's powers already. They must
   // also be the committed ones, P_prev (not so when the step that settled is recomputed). With
   // smoothing the step also needs time not to run back and every floor held to stay held.
   rack.held = rack.settled && rack.P_committed
-              && std::memcmp(demand + g0, demand_seen_.data() + g0, bytes) == 0;
+              && detail::sameBits(demand + g0, demand_seen_.data() + g0, g1 - g0);
   if (rack.held && rack.smoothing.enabled) {
     const double t_last = rack.skipped ? rack.t_skipped : rack.t_computed;
     rack.held = t_end >= t_last && t_end - rack.release <= rack.smoothing.floor_hold_time;
@@ -131,7 +130,7 @@ double PowerManagement::gpuStep(std::size_t r, double t_end, double dt, const do
   }
   if (rack.held) return rack.P_sum;
   rack.P_committed = false;
-  std::memcpy(demand_seen_.data() + g0, demand + g0, bytes);
+  std::copy(demand + g0, demand + g1, demand_seen_.data() + g0);
   if (rack.smoothing.enabled) return smoothedStep(rack, t_end, dt, demand, P_prev, P);
   const double limit = rack.limit;
   for (std::uint32_t g = g0; g < g1; ++g)
