@@ -21,11 +21,11 @@ struct InsideGroup {
   std::vector<std::uint32_t> kept;  // columns that keep their own column
   bool all_kept = false;
   struct LevelMap {
-    std::vector<std::uint32_t> member_of;  // column -> entity of the level (compact index)
-    std::vector<std::string> ids;          // the level's entities that hold any column
-    std::vector<double> inverse_count;     // 1 / columns per entity
-    // member_of as runs of consecutive columns of one entity (a rack's GPUs, a row's racks):
-    // a reduction keeps the entity's sum and maximum in registers along a run.
+    std::vector<std::string> ids;       // the level's entities that hold any column
+    std::vector<double> inverse_count;  // 1 / columns per entity
+    // Which entity each column belongs to, as runs of consecutive columns of one entity (a
+    // rack's GPUs, a row's racks): a reduction keeps the entity's sum and maximum in registers
+    // along a run.
     struct Run {
       std::uint32_t begin, end, entity;
     };
@@ -129,22 +129,19 @@ std::unique_ptr<InsideGroup> classify(
       compact[e] = static_cast<std::int64_t>(map.ids.size());
       map.ids.push_back(level.ids[e]);
     }
-    map.member_of.resize(ids.size());
     map.inverse_count.assign(map.ids.size(), 0.0);
     for (std::size_t j = 0; j < ids.size(); ++j) {
-      map.member_of[j] = static_cast<std::uint32_t>(compact[level.of_rack[rack_of[j]]]);
-      map.inverse_count[map.member_of[j]] += 1.0;
-    }
-    for (double& c : map.inverse_count)
-      c = 1.0 / c;
-    for (std::size_t j = 0; j < ids.size(); ++j) {
       const auto column = static_cast<std::uint32_t>(j);
-      if (j == 0 || map.member_of[j] != map.runs.back().entity) {
-        map.runs.push_back({column, column + 1, map.member_of[j]});
+      const auto entity = static_cast<std::uint32_t>(compact[level.of_rack[rack_of[j]]]);
+      map.inverse_count[entity] += 1.0;
+      if (j == 0 || entity != map.runs.back().entity) {
+        map.runs.push_back({column, column + 1, entity});
       } else {
         map.runs.back().end = column + 1;
       }
     }
+    for (double& c : map.inverse_count)
+      c = 1.0 / c;
     group->levels.push_back(std::move(map));
   }
   return group;
@@ -354,7 +351,7 @@ void DetailSink::append(double time, std::span<const double> row) {
     std::fill_n(m.max.begin(), n, kLowest);
     std::fill_n(m.argmax.begin(), n, 0U);
     const double* values = in + r.in;
-    // Each entity's columns in column order, as one pass over member_of would take them: the
+    // Each entity's columns in column order, as one pass over the columns would take them: the
     // same sums and the same first maximum, without a store and reload per column.
     for (const InsideGroup::LevelMap::Run& run : level.runs) {
       if (run.begin >= r.width) break;

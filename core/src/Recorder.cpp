@@ -139,7 +139,8 @@ std::vector<Recorder::Span> Recorder::cut(const std::vector<Span>& spans) {
   return pieces;
 }
 
-void Recorder::integrate(const std::vector<Span>& spans, double dt) {
+void Recorder::integrate(const std::vector<Span>& spans, const std::vector<Span>& pieces,
+                         double dt) {
   double* sum = sum_.data();
   const auto add = [sum, dt](const Span& span) {
     const double* source = span.source;
@@ -148,7 +149,6 @@ void Recorder::integrate(const std::vector<Span>& spans, double dt) {
       out[i] += dt * source[i];
   };
   // A wide row (per-GPU channels of a large site) in pieces on the run's threads.
-  const std::vector<Span>& pieces = &spans == &substep_spans_ ? substep_pieces_ : mean_pieces_;
   if (pool_ != nullptr && !pieces.empty()) {
     forEachTask(pool_, pieces.size(), [&](std::size_t k) { add(pieces[k]); });
     return;
@@ -159,7 +159,7 @@ void Recorder::integrate(const std::vector<Span>& spans, double dt) {
 
 void Recorder::accumulateSubstep(double dt) {
   if (!open_ || !started_ || !(dt > 0.0)) return;
-  integrate(substep_spans_, dt);
+  integrate(substep_spans_, substep_pieces_, dt);
   substep_time_ += dt;
   substep_step_ += dt;
 }
@@ -176,11 +176,11 @@ void Recorder::sample(double t) {
   const double dt = t - last_t_;
   last_t_ = t;
   if (dt > 0.0) {
-    integrate(mean_spans_, dt);
+    integrate(mean_spans_, mean_pieces_, dt);
     mean_time_ += dt;
     if (!(substep_step_ > 0.0)) {
       // No sub-step was reported: what the sources hold now stands for the whole step.
-      integrate(substep_spans_, dt);
+      integrate(substep_spans_, substep_pieces_, dt);
       substep_time_ += dt;
     }
     double* row = row_.data();

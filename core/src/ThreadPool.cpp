@@ -95,7 +95,7 @@ void ThreadPool::runTasks(std::uint64_t generation, unsigned index) {
   // Its own share first, then the others' in turn.
   for (std::size_t k = 0; k < threads; ++k) {
     const std::size_t owner = (index + k) % threads;
-    const std::size_t end = tasks * (owner + 1) / threads;
+    const std::size_t end = shareBegin(tasks, owner + 1);
     std::atomic<std::uint64_t>& word = shares_[owner].claim;
     std::uint64_t claim = word.load(std::memory_order_acquire);
     while ((claim & ~kTaskMask) == tag && (claim & kTaskMask) < end) {
@@ -157,9 +157,8 @@ void ThreadPool::run(std::size_t tasks, Call call, void* context) {
   error_ = nullptr;
   done_.store(0, std::memory_order_relaxed);
   // Open: each share's first task is the next to claim.
-  const std::size_t threads = shares_.size();
-  for (std::size_t k = 0; k < threads; ++k)
-    shares_[k].claim.store(tag | (tasks * k / threads), std::memory_order_release);
+  for (std::size_t k = 0; k < shares_.size(); ++k)
+    shares_[k].claim.store(tag | shareBegin(tasks, k), std::memory_order_release);
   generation_.store(generation, std::memory_order_release);
   generation_.notify_all();
   runTasks(generation, 0);

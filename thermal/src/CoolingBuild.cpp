@@ -181,8 +181,9 @@ struct CoolingModel::Impl::LoopBuilder {
       const Index tray_out = node(tid + "/outlet");
       loop.tray_links.push_back(
           link(components::quickDisconnectKind(), tid + "/qd_supply", supply_tap, tray_in, qd));
-      loop.tray_return_links.push_back(
-          link(components::quickDisconnectKind(), tid + "/qd_return", tray_out, return_tap, qd));
+      const Index tray_return =
+          link(components::quickDisconnectKind(), tid + "/qd_return", tray_out, return_tap, qd);
+      loop.tray_out_cell.push_back(loop.links[tray_return].cell_end - 1);
 
       auto plate = [&](cooling::ChipKind kind, std::uint32_t chip, const core::ChipSpec& spec,
                        const std::string& chip_id) {
@@ -498,9 +499,6 @@ void CoolantLoop::finish(std::vector<LinkLaw> laws, std::size_t cells_end, std::
   out_fill.assign(n_nodes, 0);
   direction.assign(n_links, 2);  // no pattern yet
   const std::size_t n_loop_dies = die_end - die_begin;
-  tray_out_cell.clear();
-  for (const Index l : tray_return_links)
-    tray_out_cell.push_back(links[l].cell_end - 1);
   plate_cell_begin.assign(n_loop_dies, 0);
   plate_cell_end.assign(n_loop_dies, 0);
   plate_up.assign(n_loop_dies, 0);

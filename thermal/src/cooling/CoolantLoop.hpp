@@ -59,8 +59,7 @@ struct CoolantLoop {
   std::vector<Index> exchanger_links;  // links with the Exchanger role
   std::vector<Index> source_links;     // links with the HeatSource role
   std::uint32_t cell_begin = 0, cell_end = 0, die_begin = 0, die_end = 0;
-  std::vector<Index> tray_links;  // the supply QD of every tray (tray flow)
-  std::vector<Index> tray_return_links;
+  std::vector<Index> tray_links;             // the supply QD of every tray (tray flow)
   std::vector<std::uint32_t> tray_out_cell;  // each tray's outlet: its return QD's last cell
   std::vector<Index> rack_supply_hose, rack_return_hose;
   std::vector<std::uint32_t> racks;                     // site rack indices served by this loop

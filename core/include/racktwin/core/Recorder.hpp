@@ -152,7 +152,9 @@ class Recorder {
     std::size_t offset;
     std::size_t count;
   };
-  void integrate(const std::vector<Span>& spans, double dt);
+  /// sum += dt x source over the spans; on the threads, as `pieces` (cut() of the same spans),
+  /// when there are both.
+  void integrate(const std::vector<Span>& spans, const std::vector<Span>& pieces, double dt);
   /// The spans cut into pieces of at most kPieceWidth values: the tasks of a threaded
   /// integration (empty when the row is too narrow for threads to pay).
   static std::vector<Span> cut(const std::vector<Span>& spans);

@@ -63,6 +63,10 @@ class ThreadPool {
  private:
   using Call = void (*)(void* context, std::size_t task);
   void run(std::size_t tasks, Call call, void* context);
+  /// The first task of share k of a pass of `tasks` (share k ends where k + 1 begins).
+  std::size_t shareBegin(std::size_t tasks, std::size_t k) const noexcept {
+    return tasks * k / shares_.size();
+  }
   void work(unsigned index);
   void runTasks(std::uint64_t generation, unsigned index);
 
