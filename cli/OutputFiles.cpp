@@ -1,6 +1,10 @@
 #include "OutputFiles.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <system_error>
@@ -67,12 +71,17 @@ void checkOutputTarget(const fs::path& target, const char* option,
 }
 
 void writeFileAtomically(const fs::path& path, const std::string& text) {
+  writeFileAtomically(path, {std::string_view(text)});
+}
+
+void writeFileAtomically(const fs::path& path, std::initializer_list<std::string_view> pieces) {
   fs::path temporary = path;
   temporary += ".partial";
   {
     errno = 0;
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
+    for (const std::string_view piece : pieces)
+      out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
     out.flush();
     if (!out) {
       // The stream keeps no reason; the failed write(2) left it in errno (ENOSPC, EACCES, ...).
@@ -91,6 +100,60 @@ void writeFileAtomically(const fs::path& path, const std::string& text) {
     fs::remove(temporary, ignored);
     throw core::RuntimeError("cannot rename " + temporary.string() + " to " + path.string() + ": "
                              + error.message());
+  }
+}
+
+void writeFileRotating(const fs::path& path, std::initializer_list<std::string_view> pieces) {
+  fs::path temporary = path;
+  temporary += ".partial";
+  const auto fail = [&](const std::string& what, int reason) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    throw core::RuntimeError(what + (reason != 0 ? std::string(": ") + std::strerror(reason) : ""));
+  };
+  // Not truncated: the pages the file holds are written over. Never through a symbolic link.
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) fail("cannot write " + path.string(), errno);
+  off_t offset = 0;
+  int reason = 0;
+  for (const std::string_view piece : pieces) {
+    std::size_t done = 0;
+    while (reason == 0 && done < piece.size()) {
+      const ssize_t n = ::pwrite(fd, piece.data() + done, piece.size() - done, offset);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        reason = n < 0 ? errno : EIO;
+        break;
+      }
+      done += static_cast<std::size_t>(n);
+      offset += n;
+    }
+  }
+  if (reason == 0 && ::ftruncate(fd, offset) != 0) reason = errno;
+  if (::close(fd) != 0 && reason == 0) reason = errno;
+  if (reason != 0) fail("cannot write " + path.string(), reason);
+  std::error_code error;
+  if (fs::is_regular_file(fs::symlink_status(path, error))) {
+    if (::renameat2(AT_FDCWD, temporary.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+      return;
+    }
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) {
+      fail("cannot exchange " + temporary.string() + " and " + path.string(), errno);
+    }
+  }
+  fs::rename(temporary, path, error);
+  if (error) {
+    fail("cannot rename " + temporary.string() + " to " + path.string() + ": " + error.message(),
+         0);
+  }
+}
+
+void removeRotated(const fs::path& path) {
+  fs::path temporary = path;
+  temporary += ".partial";
+  for (const fs::path& file : {path, temporary}) {
+    std::error_code ignored;
+    if (fs::is_regular_file(fs::symlink_status(file, ignored))) fs::remove(file, ignored);
   }
 }
 

@@ -1,5 +1,6 @@
 #include "RunCheckpoint.hpp"
 
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -11,7 +12,7 @@
 namespace racktwin::cli {
 namespace {
 
-constexpr const char* kMagic = "RACKTWIN-STATE 1";
+constexpr const char* kMagic = "RACKTWIN-STATE 2";
 constexpr std::size_t kLargestHeader = std::size_t{64} << 20;  // bytes of the JSON line
 
 [[noreturn]] void damaged(const std::string& path, const std::string& what) {
@@ -60,6 +61,37 @@ std::uint64_t fnv1a64(std::string_view bytes) {
   return hash;
 }
 
+std::uint64_t stateChecksum(std::string_view bytes) {
+  constexpr std::uint64_t kPrime = 0x100000001b3ULL;
+  const auto mix = [](std::uint64_t h, std::uint64_t word) {
+    h = (h ^ word) * kPrime;
+    return h ^ (h >> 29);
+  };
+  std::uint64_t lane[4] = {0xcbf29ce484222325ULL, 0x84222325cbf29ce4ULL, 0x9e3779b97f4a7c15ULL,
+                           0xc2b2ae3d27d4eb4fULL};
+  const char* p = bytes.data();
+  const std::size_t words = bytes.size() / 8;
+  std::size_t w = 0;
+  for (; w + 4 <= words; w += 4) {
+    for (int k = 0; k < 4; ++k) {
+      std::uint64_t word;
+      std::memcpy(&word, p + 8 * (w + static_cast<std::size_t>(k)), 8);
+      lane[k] = mix(lane[k], word);
+    }
+  }
+  for (; w < words; ++w) {
+    std::uint64_t word;
+    std::memcpy(&word, p + 8 * w, 8);
+    lane[0] = mix(lane[0], word);
+  }
+  std::uint64_t tail = 0;
+  if (bytes.size() > 8 * words) std::memcpy(&tail, p + 8 * words, bytes.size() - 8 * words);
+  std::uint64_t h = mix(mix(lane[0], tail), bytes.size());
+  for (int k = 1; k < 4; ++k)
+    h = mix(h, lane[k]);
+  return h;
+}
+
 std::optional<std::uint64_t> fileHash(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
@@ -96,10 +128,12 @@ void writeRunCheckpoint(const std::string& path, const RunCheckpoint& c) {
       {"rows", c.rows},
       {"time_s", c.time_s},
       {"state_bytes", c.state.size()},
-      {"state_fnv1a64", hex(fnv1a64(c.state))},
+      {"state_checksum", hex(stateChecksum(c.state))},
   };
-  // dump() escapes control characters, so the header is one line whatever the paths hold.
-  writeFileAtomically(path, std::string(kMagic) + "\n" + header.dump() + "\n" + c.state);
+  // dump() escapes control characters, so the header is one line whatever the paths hold. The
+  // state (some 100 MB for a site) is written after the header as it is, not copied behind it.
+  const std::string head = std::string(kMagic) + "\n" + header.dump() + "\n";
+  writeFileRotating(path, {head, c.state});
 }
 
 RunCheckpoint readRunCheckpoint(const std::string& path) {
@@ -141,19 +175,27 @@ RunCheckpoint readRunCheckpoint(const std::string& path) {
     c.rows = header.at("rows").get<std::uint64_t>();
     c.time_s = header.at("time_s").get<double>();
     state_bytes = header.at("state_bytes").get<std::uint64_t>();
-    state_hash = unhex(path, header, "state_fnv1a64");
+    state_hash = unhex(path, header, "state_checksum");
   } catch (const nlohmann::json::exception& error) {
     // The library's message may quote the file: give its error number only.
     damaged(path, "its header is not what this program writes (JSON error "
                       + std::to_string(error.id) + ")");
   }
-  const std::string rest((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (rest.size() != state_bytes) {
-    damaged(path, "it holds " + std::to_string(rest.size()) + " bytes of state where its header "
-                      "says " + std::to_string(state_bytes));
+  // The state is read in one piece, of the size the header gives, and must end the file.
+  const std::streamoff at = in.tellg();
+  in.seekg(0, std::ios::end);
+  const std::streamoff end = in.tellg();
+  in.seekg(at);
+  const std::uint64_t held = at >= 0 && end >= at ? static_cast<std::uint64_t>(end - at) : 0;
+  if (!in || held != state_bytes) {
+    damaged(path, "it holds " + std::to_string(held) + " bytes of state where its header says "
+                      + std::to_string(state_bytes));
   }
-  if (fnv1a64(rest) != state_hash) damaged(path, "its state fails its checksum");
-  c.state = rest;
+  c.state.resize(static_cast<std::size_t>(state_bytes));
+  if (!in.read(c.state.data(), static_cast<std::streamsize>(state_bytes))) {
+    damaged(path, "its state cannot be read in full");
+  }
+  if (stateChecksum(c.state) != state_hash) damaged(path, "its state fails its checksum");
   return c;
 }
 

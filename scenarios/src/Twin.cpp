@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "PeakDay.hpp"
 #include "racktwin/core/Engine.hpp"
@@ -140,16 +141,16 @@ void Twin::resume(std::string_view state) {
   archive.finish();
 }
 
-std::string Twin::saveState() {
+std::string Twin::saveState(std::string buffer) {
   Impl& m = *impl_;
   m.recorder.flush();
-  core::StateArchive archive = core::StateArchive::saving();
+  core::StateArchive archive = core::StateArchive::saving(std::move(buffer));
   archive.section("racktwin twin");
   m.engine.saveState(archive);
   m.recorder.visitState(archive);
   m.peak_day.visitState(archive);
   m.limits.visitState(archive);
-  return archive.bytes();
+  return std::move(archive).take();
 }
 
 void Twin::schedule(core::EventSpec event) {

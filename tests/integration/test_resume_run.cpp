@@ -93,11 +93,18 @@ TEST_CASE(
   INFO(third.err);
   CHECK(third.exit_code == 128 + 9);
   CHECK(checkpointHeader(out + ".resume").at("time_s").get<double>() > c.kills[1]);
+  // Checkpoints rotate: <result>.resume.partial holds the one the last checkpoint replaced, and
+  // the next checkpoint is written over it.
+  REQUIRE(fs::exists(out + ".resume.partial"));
+  CHECK(checkpointHeader(out + ".resume.partial").at("time_s").get<double>()
+        < checkpointHeader(out + ".resume").at("time_s").get<double>());
   const auto last = runProgram(kCli + " run --resume " + out + " -q");
   INFO(last.err);
   REQUIRE(last.exit_code == 0);
   CHECK_FALSE(fs::exists(out + ".partial"));
   CHECK_FALSE(fs::exists(out + ".resume"));
+  CHECK_FALSE(fs::exists(out + ".resume.partial"));  // the completed run removes both
+  CHECK_FALSE(fs::exists(ref + ".resume.partial"));
 
   const auto same = runProgram("h5diff --exclude-path /resume " + ref + " " + out);
   INFO(same.out << same.err);
@@ -192,6 +199,19 @@ TEST_CASE("Resuming refuses a checkpoint that is damaged, missing or from anothe
       f.write("\0\0\0\0\0\0\0\0", 8);  // the HDF5 signature
     }
     refused("--resume " + out, "cannot be resumed");
+  }
+  SECTION("a symbolic link where the checkpoint's rotation file goes") {
+    // A new run of this output would write its checkpoints over <output>.resume.partial: a link
+    // there is refused before the run, and its target is left as it was.
+    fs::remove(out + ".partial");
+    fs::remove(out + ".resume");
+    fs::remove(out + ".resume.partial");
+    std::ofstream(dir + "/victim.txt") << "keep me\n";
+    fs::create_symlink(dir + "/victim.txt", out + ".resume.partial");
+    const auto run = runProgram(kCli + " run " + scenario + " -q -o " + out);
+    CHECK(run.exit_code == 2);
+    CHECK(run.err.find(".resume.partial") != std::string::npos);
+    CHECK(readFile(dir + "/victim.txt") == "keep me\n");
   }
   SECTION("a completed run has no checkpoint") {
     fs::remove(out + ".partial");

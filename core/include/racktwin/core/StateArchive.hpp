@@ -25,20 +25,30 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace racktwin::core {
 
 class StateArchive {
  public:
-  /// An archive that appends what it is given.
-  static StateArchive saving() { return StateArchive(true, {}); }
+  /// An archive that appends what it is given. `buffer` (emptied) lends its storage: a caller
+  /// that saves repeatedly passes back the bytes of the last save, so no save pays for pages
+  /// again.
+  static StateArchive saving(std::string buffer = {}) {
+    StateArchive archive(true, {});
+    buffer.clear();
+    archive.out_ = std::move(buffer);
+    return archive;
+  }
   /// An archive that restores from `bytes` (which must outlive it).
   static StateArchive restoring(std::string_view bytes) { return StateArchive(false, bytes); }
 
   bool isSaving() const noexcept { return saving_; }
   /// The bytes saved so far.
   const std::string& bytes() const noexcept { return out_; }
+  /// The bytes saved, moved out of the archive (a large state is not copied).
+  std::string take() && { return std::move(out_); }
   /// Restoring: throws RuntimeError unless every byte was read.
   void finish() const;
 

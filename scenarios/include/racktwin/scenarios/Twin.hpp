@@ -41,8 +41,9 @@ class Twin {
   /// this twin (another scenario or build) or are cut short.
   void resume(std::string_view state);
   /// The run's state at the end of the last step (clock, events, models, recorder), after the
-  /// sinks have made every record taken so far durable: a checkpoint to resume() from.
-  std::string saveState();
+  /// sinks have made every record taken so far durable: a checkpoint to resume() from. `buffer`
+  /// lends its storage (pass the last checkpoint's bytes back to save without new pages).
+  std::string saveState(std::string buffer = {});
 
   /// Queues an event during the run (a what-if: a pump trip, a set-point, a feed loss). One dated
   /// before time() is moved to time(); it applies at the start of the next step, as file events do.
