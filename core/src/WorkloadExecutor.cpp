@@ -105,6 +105,11 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
   bindJobs();
 
   gpu_P_demand_.assign(layout.gpu_count, 0.0);
+  gpu_E_demand_.assign(layout.gpu_count, 0.0);
+  gpu_P_demand_mean_.assign(layout.gpu_count, 0.0);
+  rack_demand_held_.assign(layout.rack_count, 0.0);
+  rack_demand_time_.assign(layout.rack_count, 0.0);
+  rack_demand_changed_.assign(layout.rack_count, 0);
   leak_T_.assign(layout.gpu_count, std::numeric_limits<double>::quiet_NaN());
   leak_P_.assign(layout.gpu_count, 0.0);
   rack_written_.assign(layout.rack_count, 0);
@@ -370,7 +375,11 @@ void WorkloadExecutor::initialize(SiteState& state) {
   loads_.clear();
   for (const std::unique_ptr<WorkloadJob>& job : jobs_)
     job->addDemandAt(state.time, site_, loads_);
-  writeDemands(state);
+  std::fill(gpu_E_demand_.begin(), gpu_E_demand_.end(), 0.0);
+  std::fill(rack_demand_held_.begin(), rack_demand_held_.end(), 0.0);
+  std::fill(rack_demand_time_.begin(), rack_demand_time_.end(), 0.0);
+  std::fill(rack_demand_changed_.begin(), rack_demand_changed_.end(), 0);
+  writeDemands(state, 0.0, true);  // the initial record: the demands at this instant
 }
 
 void WorkloadExecutor::checkTarget(const SiteState& state) noexcept {
@@ -437,9 +446,49 @@ void WorkloadExecutor::useThreads(ThreadPool& pool) {
   pool_ = pool.size() > 1 && layout_.rack_count > kRackBlock ? &pool : nullptr;
 }
 
-void WorkloadExecutor::writeDemands(SiteState& state) noexcept {
+void WorkloadExecutor::writeDemands(SiteState& state, double dt, bool publish) noexcept {
   // A rack's demands depend on its own loads and inputs only: blocks of racks side by side.
-  forEachItem(pool_, layout_.rack_count, kRackBlock, [&](std::size_t r) { writeRack(r, state); });
+  const double elapsed = state.time + dt - state.step_start;
+  forEachItem(pool_, layout_.rack_count, kRackBlock, [&](std::size_t r) {
+    writeRack(r, state);
+    rack_demand_held_[r] += dt;
+    rack_demand_time_[r] += dt;
+    if (publish) publishRackDemandMean(r, elapsed);
+  });
+}
+
+void WorkloadExecutor::flushRackDemand(std::size_t r) noexcept {
+  const double held = rack_demand_held_[r];
+  if (!(held > 0.0)) return;
+  rack_demand_held_[r] = 0.0;
+  rack_demand_changed_[r] = 1;
+  const std::size_t g0 = layout_.rack_gpu_begin[r], g1 = layout_.rack_gpu_begin[r + 1];
+  const double* P = gpu_P_demand_.data();
+  double* E = gpu_E_demand_.data();
+  for (std::size_t g = g0; g < g1; ++g)
+    E[g] += P[g] * held;
+}
+
+void WorkloadExecutor::publishRackDemandMean(std::size_t r, double elapsed) noexcept {
+  const std::size_t g0 = layout_.rack_gpu_begin[r], g1 = layout_.rack_gpu_begin[r + 1];
+  const double* P = gpu_P_demand_.data();
+  double* mean = gpu_P_demand_mean_.data();
+  if (rack_demand_changed_[r] == 0 || !(elapsed > 0.0)) {
+    // Held all the step (or an instant): the mean is the demand, with its bits.
+    std::copy(P + g0, P + g1, mean + g0);
+  } else {
+    // Over the rack's own sum of its sub-steps, so the held parts and the whole agree.
+    const double held = rack_demand_held_[r];
+    const double inv = 1.0 / rack_demand_time_[r];
+    double* E = gpu_E_demand_.data();
+    for (std::size_t g = g0; g < g1; ++g) {
+      mean[g] = (E[g] + P[g] * held) * inv;
+      E[g] = 0.0;
+    }
+  }
+  rack_demand_held_[r] = 0.0;
+  rack_demand_time_[r] = 0.0;
+  rack_demand_changed_[r] = 0;
 }
 
 void WorkloadExecutor::writeRack(std::size_t r, SiteState& state) noexcept {
@@ -482,6 +531,7 @@ void WorkloadExecutor::writeReplayDemands(std::size_t r, SiteState& state) noexc
   const bool all = rack_written_[r] != 2 || rack_written_replay_[r] != loads_.trace_job[r]
                    || rack_inputs_changed_[r] != 0 || share != rack_last_P_[r];
   if (!all && changed.empty()) return;
+  flushRackDemand(r);
   rack_written_[r] = 2;
   rack_written_replay_[r] = loads_.trace_job[r];
   rack_last_P_[r] = share;
@@ -531,6 +581,7 @@ void WorkloadExecutor::writeRackDemands(std::size_t r, double P_gpu, double P_gp
   const std::uint8_t* shutdown = state.gpu_shutdown.data() + g0;
   double* out = state.gpu_P_demand.data() + g0;
   double* view = gpu_P_demand_.data() + g0;
+  flushRackDemand(r);
   const bool fresh = rack_written_[r] != 1 || rack_inputs_changed_[r] != 0;
   rack_written_[r] = 1;
   rack_last_P_[r] = P_gpu;
@@ -605,7 +656,7 @@ void WorkloadExecutor::advance(double t, double dt, SiteState& state) {
   loads_.clear();
   for (const std::unique_ptr<WorkloadJob>& job : jobs_)
     job->advance(step, state, site_, loads_);
-  writeDemands(state);
+  writeDemands(state, dt, state.last_substep);
 }
 
 void WorkloadExecutor::declareChannels(Recorder& recorder) {
@@ -634,9 +685,9 @@ void WorkloadExecutor::declareChannels(Recorder& recorder) {
   }
   if (layout_.gpu_count > 0) {
     recorder.add(ChannelInfo{"gpu", "P_demand", "W",
-                             "GPU power demanded by the workload, averaged over the sub-step",
-                             layout_.gpu_ids, Aggregation::SubstepMean},
-                 gpu_P_demand_.data());
+                             "GPU power demanded by the workload, mean over the macro step",
+                             layout_.gpu_ids, Aggregation::Mean},
+                 gpu_P_demand_mean_.data());
   }
 }
 
@@ -703,7 +754,8 @@ void WorkloadExecutor::visitState(StateArchive& a, const SiteState& state) {
   a(last_time_);
   a.trivial(rack_power_);
   a(loads_.busy, loads_.gpu_P, loads_.gpu_P_capped, loads_.trace_job, loads_.trace_share,
-    loads_.trace_offset, job_views_, gpu_P_demand_, leak_T_, leak_P_, rack_written_,
+    loads_.trace_offset, job_views_, gpu_P_demand_, gpu_E_demand_, gpu_P_demand_mean_,
+    rack_demand_held_, rack_demand_time_, rack_demand_changed_, leak_T_, leak_P_, rack_written_,
     rack_chips_written_, rack_written_replay_, rack_last_P_, rack_last_P_capped_, rack_last_busy_);
   // The demands were written to this run's SiteState (or to none): an address does not survive
   // a process, whether it was this state's does.

@@ -422,3 +422,88 @@ TEST_CASE("A slowed GPU stretches the compute phase only: period Tc / s + Tm, ch
           < 1e-9);
   }
 }
+
+TEST_CASE("The recorded GPU demand is the time-weighted mean of its sub-steps' demands",
+          "[workload]") {
+  // Two racks: rack 0 trains with phases that end inside sub-steps and macro steps, and its
+  // leakage follows junction temperatures changed between macro steps; rack 1 idles at a
+  // constant demand. The recorder's record over each 2 s interval must equal the mean of the
+  // demands the executor wrote, sub-step by sub-step, integrated here independently.
+  core::SiteSpec site = test::gb300Site(2);
+  core::ChipSpec& gpu = site.racks[0].type.gpu;
+  gpu.P_leakage_reference = 140.0;
+  gpu.T_leakage_reference = 333.15;
+  gpu.leakage_coefficient = 0.02;
+  site.jobs.push_back(job("train", 0.23, 100.0, 1.37, 0.95, 0.61, 0.4));
+  Run r(site);
+  core::SiteState& s = r.state;
+  s.gpu_T_junction.assign(r.layout.gpu_count, 340.0);
+
+  core::Recorder recorder(2.0);
+  struct Capture final : core::RecorderSink {
+    void open(const core::RunMetadata&, const std::vector<core::ChannelInfo>& c) override {
+      channels = c;
+    }
+    void append(double, std::span<const double> row) override {
+      rows.emplace_back(row.begin(), row.end());
+    }
+    void close(bool, std::string_view) override {}
+    std::vector<core::ChannelInfo> channels;
+    std::vector<std::vector<double>> rows;
+  } sink;
+  r.executor.declareChannels(recorder);
+  recorder.addSink(sink);
+  recorder.open(core::RunMetadata{});
+  REQUIRE(sink.channels.back().name == "P_demand");
+  CHECK(sink.channels.back().aggregation == core::Aggregation::Mean);
+  std::size_t column = 0;
+  for (std::size_t c = 0; c + 1 < sink.channels.size(); ++c)
+    column += sink.channels[c].width();
+
+  const std::size_t n_gpus = r.layout.gpu_count;
+  const double step = 0.5;
+  const int substeps = 7;
+  const double h = step / substeps;
+  s.time = s.step_start = 0.0;
+  s.last_substep = true;
+  r.executor.initialize(s);
+  recorder.sample(0.0);
+  REQUIRE(sink.rows.size() == 1);
+  for (std::size_t g = 0; g < n_gpus; ++g)
+    REQUIRE(sink.rows[0][column + g] == s.gpu_P_demand[g]);  // the initial instant
+
+  std::vector<double> E(n_gpus, 0.0);
+  double T = 0.0;
+  for (int k = 0; k < 40; ++k) {  // 20 s: 10 records
+    const double t0 = k * step;
+    s.step_start = t0;
+    for (int i = 0; i < substeps; ++i) {
+      s.time = t0 + i * h;
+      s.last_substep = i + 1 == substeps;
+      r.executor.advance(s.time, h, s);
+      for (std::size_t g = 0; g < n_gpus; ++g)
+        E[g] += s.gpu_P_demand[g] * h;
+      T += h;
+      recorder.accumulateSubstep(h);
+    }
+    s.time = t0 + step;
+    recorder.sample(s.time);
+    // The thermal step moves the junctions: rack 0's leakage changes at the next sub-step.
+    for (std::size_t g = 0; g < 72; ++g)
+      s.gpu_T_junction[g] = 340.0 + 3.0 * std::sin(0.7 * k + 0.1 * static_cast<double>(g));
+    if ((k + 1) % 4 == 0) {
+      const std::vector<double>& row = sink.rows.back();
+      for (std::size_t g = 0; g < n_gpus; ++g) {
+        INFO("GPU " << g << " record " << sink.rows.size() - 1);
+        REQUIRE(row[column + g] == Approx(E[g] / T).epsilon(1e-13));
+      }
+      // The idle rack's demand never changed: its record is that demand, to the bit.
+      CHECK(row[column + 72] == s.gpu_P_demand[72]);
+      std::fill(E.begin(), E.end(), 0.0);
+      T = 0.0;
+    }
+  }
+  CHECK(sink.rows.size() == 11);
+  // Rack 0 changed inside the records: they are not its last demands.
+  CHECK(sink.rows.back()[column] != s.gpu_P_demand[0]);
+}

@@ -207,9 +207,15 @@ class WorkloadExecutor final : public Model {
   void writeReplayDemands(std::size_t r, SiteState& state) noexcept;
   void writeRackDemands(std::size_t r, double P_gpu, double P_gpu_capped,
                         SiteState& state) noexcept;
-  /// Turns the per-rack loads of the sub-step into average demands, writing only what changed.
-  void writeDemands(SiteState& state) noexcept;
+  /// Turns the per-rack loads of the sub-step into average demands, writing only what changed;
+  /// the demands then hold for `dt` (0 at the initial instant). `publish` (a macro step's last
+  /// sub-step, or the initial instant): publishes the step's mean demand (gpu_P_demand_mean_).
+  void writeDemands(SiteState& state, double dt, bool publish) noexcept;
   void writeRack(std::size_t r, SiteState& state) noexcept;
+  /// Books the energy of rack r's demands for the time they were held, before they change.
+  void flushRackDemand(std::size_t r) noexcept;
+  /// The mean demand of rack r's GPUs over the macro step of `elapsed` seconds.
+  void publishRackDemandMean(std::size_t r, double elapsed) noexcept;
   static constexpr std::size_t kRackBlock = 32;  // racks per task (fixed: results per rack)
   ThreadPool* pool_ = nullptr;
 
@@ -238,6 +244,14 @@ class WorkloadExecutor final : public Model {
   std::vector<KindViews> kinds_;
   std::vector<double> job_views_;
   std::vector<double> gpu_P_demand_;
+  // The recorder's GPU demand is the macro step's mean, published at its last sub-step: a
+  // demand is written once a macro step or when a phase changes, so its energy is booked when it
+  // changes (held time x value), not every sub-step for every GPU. Per GPU the energy booked in
+  // this macro step; per rack the time its demands have been held since, the time of the step
+  // so far and whether they changed in it (if not, the mean is the demand itself, exactly).
+  std::vector<double> gpu_E_demand_, gpu_P_demand_mean_;
+  std::vector<double> rack_demand_held_, rack_demand_time_;
+  std::vector<std::uint8_t> rack_demand_changed_;
   // Leakage excess per GPU and the junction temperature it was computed at: the temperature
   // changes once per thermal step, the demand every sub-step.
   std::vector<double> leak_T_, leak_P_;
