@@ -37,6 +37,31 @@ TEST_CASE("The finite check names the first non-finite value of a record", "[sce
   }
 }
 
+TEST_CASE("The finite check finds a non-finite value at every position of a long row",
+          "[scenarios]") {
+  // 37 columns: the check sums in blocks of 8 and a tail of 5; every position of both is tried,
+  // with huge finite neighbours (their products with 0 are 0, not a cancelling infinity).
+  core::FiniteCheckSink sink;
+  std::vector<std::string> ids;
+  for (int k = 0; k < 37; ++k)
+    ids.push_back("gpu" + std::to_string(k));
+  sink.open({}, {core::ChannelInfo{"gpu", "T_junction", "K", "junction", ids}});
+  std::vector<double> row(37, std::numeric_limits<double>::max());
+  sink.append(1.0, row);  // finite: passes
+  for (const double bad :
+       {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+        std::numeric_limits<double>::quiet_NaN()}) {
+    for (std::size_t k = 0; k < row.size(); ++k) {
+      std::vector<double> damaged = row;
+      damaged[k] = bad;
+      INFO("column " << k << " value " << bad);
+      CHECK_THROWS_WITH(
+          sink.append(2.0, damaged),
+          Catch::Matchers::Contains("gpu/T_junction of gpu" + std::to_string(k) + " "));
+    }
+  }
+}
+
 TEST_CASE("A power tree with an absurd impedance stops the run instead of recording inf",
           "[scenarios]") {
   // A switchboard of 1e308 m at 0.005 ohm/km: finite impedance, infinite currents and powers.
