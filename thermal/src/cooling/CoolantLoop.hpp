@@ -98,8 +98,9 @@ struct CoolantLoop {
   // (CoolingSweepSingle.cpp). Sized at build.
   struct SingleSweep {
     bool valid = false;  // the flow pattern allows it; refreshed with the cached factors
-    // Per cell of the loop (local index): alpha = s + f alpha_in with s = p T_old + sources.
-    std::vector<double> p, f, s, gamma;
+    // Per cell of the loop (local index): alpha = s + f alpha_in with s = p T_old + sources
+    // (s and alpha are formed in the cells' T, where the temperatures then replace them).
+    std::vector<double> p, f, gamma;
     // Per die of the loop: D = d0 + d1 T_in with d0 = a D_old + b P; e d0 enters its cell.
     std::vector<double> die_a, die_b, die_d1, die_e, die_d0, die_gamma;
     std::vector<std::uint32_t> die_cell;  // local index of the plate's cell
@@ -161,7 +162,8 @@ struct CoolantLoop {
 
  private:
   void refreshSweepFactors(LoopContext& ctx, double dt);
-  void closeStillLinks(LoopContext& ctx, double dt);
+  /// Writes each still cell's temperature into alpha[c] (c a site cell index).
+  void closeStillLinks(LoopContext& ctx, double dt, double* alpha);
   void finishSweep(LoopContext& ctx);
   void prepareSingleSweep(LoopContext& ctx, double dt);
   void buildPropagation();

@@ -19,6 +19,10 @@
 
 namespace racktwin::thermal::cooling {
 
+namespace {
+constexpr std::uint32_t kPumpCellsMax = 16;  // a pump link's cells (a component has a few)
+}  // namespace
+
 /// v = s + f v_in along the flow order, mixing at the nodes by the cached weights; the tear node
 /// starts at `tear_value` and a node without inflow at `dry_value[n]` (or 0 without it).
 /// `kSource` = false: s = 0 (the gamma pass). One pass over the flat program of
@@ -105,6 +109,7 @@ void CoolantLoop::prepareSingleSweep(LoopContext& ctx, double dt) {
   if (link_up[pump] != suction || link_up[hx] != pump_out) return;
   if (count(out_begin, suction) != 1 || count(in_begin, suction) == 0) return;
   if (count(in_begin, pump_out) != 1 || count(out_begin, pump_out) != 1) return;
+  if (links[pump].cell_end - links[pump].cell_begin > kPumpCellsMax) return;
 
   const std::vector<double>& cell_C = ctx.cells.C;
   const ChipThermal& chips = ctx.chips;
@@ -169,7 +174,10 @@ void CoolantLoop::sweepSingle(LoopContext& ctx, double dt) {
   const std::uint32_t die0 = die_begin;
   const std::size_t n_cells = cell_end - cell0;
   const std::size_t n_dies = die_end - die0;
-  double* s = single.s.data();
+  // s, then alpha, then the temperature, all in the cells' T (T was swapped with T_old at the
+  // step's start and holds nothing needed): one array streams through memory, not three.
+  double* T = cells.T.data() + cell0;
+  double* s = T;
   double* f = single.f.data();
   const double* p = single.p.data();
   const double* T_old = cells.T_old.data() + cell0;
@@ -195,13 +203,13 @@ void CoolantLoop::sweepSingle(LoopContext& ctx, double dt) {
   f[single.hx_cell] = f_hx;
 
   // The alphas along the flow (tear at 0), then the plates' case nodes from their inlets.
-  double* alpha = cells.alpha.data() + cell0;
+  double* alpha = T;  // in place: each cell's s is read before its alpha is written
   propagateSingle<true>(0.0, s, f, node_T.data(), alpha, node_alpha.data());
   for (std::size_t dl = 0; dl < n_dies; ++dl)
     chips.alpha[die0 + dl] = single.die_d0[dl] + single.die_d1[dl] * node_alpha[single.die_up[dl]];
 
   // Links without flow: closed cells (their gammas are zero, so the alpha is the temperature).
-  closeStillLinks(ctx, dt);
+  closeStillLinks(ctx, dt, cells.T.data());
 
   // Closure at the suction: x = A + f_hx Gamma x.
   const Index suction = unit.suction;
@@ -215,15 +223,18 @@ void CoolantLoop::sweepSingle(LoopContext& ctx, double dt) {
   // Back-substitution, summing the heat stored above 0 degC on the way.
   const double* gamma = single.gamma.data();
   const double* C = cells.C.data() + cell0;
-  double* T = cells.T.data() + cell0;
   double E = 0.0;
+  // The pump's cells (upstream of the exchanger: beta = gamma) take x0 where the rest take y;
+  // their alphas are kept before the pass below replaces them.
+  const std::uint32_t pump_begin = single.pump_cell_begin, pump_end = single.pump_cell_end;
+  double pump_alpha[kPumpCellsMax];  // prepareSingleSweep bounds the pump's cells
+  std::copy(alpha + pump_begin, alpha + pump_end, pump_alpha);
   for (std::size_t c = 0; c < n_cells; ++c) {
     T[c] = alpha[c] + gamma[c] * y;
     E += C[c] * (T[c] - core::kZeroCelsius_K);
   }
-  for (std::uint32_t c = single.pump_cell_begin; c < single.pump_cell_end; ++c) {
-    // Upstream of the exchanger: beta = gamma.
-    const double T_up = alpha[c] + gamma[c] * x0;
+  for (std::uint32_t c = pump_begin; c < pump_end; ++c) {
+    const double T_up = pump_alpha[c - pump_begin] + gamma[c] * x0;
     E += C[c] * (T_up - T[c]);
     T[c] = T_up;
   }

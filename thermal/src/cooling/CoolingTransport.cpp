@@ -89,7 +89,7 @@ void CoolantLoop::finishSweep(LoopContext& ctx) {
   }
 }
 
-void CoolantLoop::closeStillLinks(LoopContext& ctx, double dt) {
+void CoolantLoop::closeStillLinks(LoopContext& ctx, double dt, double* alpha) {
   CoolantCells& cells = ctx.cells;
   ChipThermal& chips = ctx.chips;
   // Each cell of a link without flow is closed; a cold plate exchanges with its own cell, a heat
@@ -112,7 +112,7 @@ void CoolantLoop::closeStillLinks(LoopContext& ctx, double dt) {
       } else if (c == link.cell_begin && link.role == ThermalRole::HeatSource) {
         T = cells.T_old[c] + ctx.couplings[static_cast<std::size_t>(link.coupling)].q / store;
       }
-      cells.alpha[c] = T;
+      alpha[c] = T;
     }
   }
 }
@@ -185,7 +185,7 @@ void CoolantLoop::sweepWidth(LoopContext& ctx, double dt) {
   };
 
   // Links without flow: closed cells (their temperature is the alpha, their beta rows zero).
-  closeStillLinks(ctx, dt);
+  closeStillLinks(ctx, dt, cells.alpha.data());
   for (const Index l : still_links) {
     const Link& link = links[l];
     for (std::uint32_t c = link.cell_begin; c < link.cell_end; ++c)
