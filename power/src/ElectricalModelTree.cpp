@@ -175,7 +175,14 @@ void ElectricalModel::computeRack(std::size_t r, double t, double dt,
   if (shelves.uniform > 0) {
     // Every live shelf has as many live PSUs (the usual case): one loss for the rack.
     const double P_psu = P_shelf / static_cast<double>(shelves.uniform);
-    const double loss = curve.loss(P_psu);
+    // The loss curve is the rack's for the run: its value is kept while the output is the
+    // same bits (a held rack's sub-steps).
+    if (!(reuse.loss_valid && sameBits(&P_psu, &reuse.P_psu, 1))) {
+      reuse.loss_valid = true;
+      reuse.P_psu = P_psu;
+      reuse.loss = curve.loss(P_psu);
+    }
+    const double loss = reuse.loss;
     P_psu_loss = static_cast<double>(shelves.psus) * loss;
     P_ac_a = shelves.psus_a * (P_psu + loss);
     P_ac_b = shelves.psus_b * (P_psu + loss);

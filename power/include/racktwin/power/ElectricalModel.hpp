@@ -283,6 +283,8 @@ class ElectricalModel final : public core::Model {
     double P_cpu = 0.0, P_switch = 0.0;  // W
     bool busbar_valid = false;           // P_out was computed from P_load
     double P_load = 0.0, P_out = 0.0;    // W: busbar load and output last computed
+    bool loss_valid = false;             // loss was computed from P_psu on the rack's curve
+    double P_psu = 0.0, loss = 0.0;      // W: one PSU's output and loss last computed
   };
   std::vector<RackReuse> rack_reuse_;
   struct RackShelves {  // per rack: the live PSUs of its shelves for the feeds' states in `key`
