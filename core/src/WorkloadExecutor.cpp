@@ -391,55 +391,52 @@ void WorkloadExecutor::checkTarget(const SiteState& state) noexcept {
 }
 
 void WorkloadExecutor::scanInputs(const SiteState& state) noexcept {
-  // The inputs change once per thermal step: most sub-steps end at these four comparisons.
-  const std::size_t G = layout_.gpu_count;
-  if (inputs_valid_ && std::memcmp(state.gpu_throttled.data(), seen_throttled_.data(), G) == 0
-      && std::memcmp(state.gpu_shutdown.data(), seen_shutdown_.data(), G) == 0
-      && std::memcmp(state.gpu_speed.data(), seen_speed_.data(), G * sizeof(double)) == 0
-      && (!any_leakage_
-          || std::memcmp(state.gpu_T_junction.data(), seen_T_.data(), G * sizeof(double)) == 0)) {
-    return;
-  }
-  for (std::size_t r = 0; r < layout_.rack_count; ++r) {
-    const std::size_t g0 = layout_.rack_gpu_begin[r];
-    const std::size_t n = layout_.rack_gpu_begin[r + 1] - g0;
-    bool changed = !inputs_valid_;
-    bool flags = false;
-    const std::uint8_t* throttled = state.gpu_throttled.data() + g0;
-    if (!inputs_valid_ || std::memcmp(throttled, seen_throttled_.data() + g0, n) != 0) {
-      std::memcpy(seen_throttled_.data() + g0, throttled, n);
-      changed = flags = true;
-    }
-    const std::uint8_t* shutdown = state.gpu_shutdown.data() + g0;
-    if (!inputs_valid_ || std::memcmp(shutdown, seen_shutdown_.data() + g0, n) != 0) {
-      std::memcpy(seen_shutdown_.data() + g0, shutdown, n);
-      changed = flags = true;
-      // The scheduler reads it at the next sub-step, as it did when the demands were compared.
-      placement_.noteRackShutdown(r, shutdown, n);
-    }
-    if (flags) {
-      std::uint8_t any = 0;
-      for (std::size_t k = 0; k < n; ++k)
-        any |= throttled[k] | shutdown[k];
-      rack_flags_clear_[r] = any == 0 ? 1 : 0;
-    }
-    const double* v = state.gpu_speed.data() + g0;
-    if (!inputs_valid_ || std::memcmp(v, seen_speed_.data() + g0, n * sizeof(double)) != 0) {
-      double slowest = std::numeric_limits<double>::infinity();
-      for (std::size_t i = 0; i < n; ++i)
-        slowest = v[i] < slowest ? v[i] : slowest;  // as std::min: a NaN speed is ignored
-      std::memcpy(seen_speed_.data() + g0, v, n * sizeof(double));
-      rack_min_speed_[r] = slowest;
-    }
-    const double* T_j = state.gpu_T_junction.data() + g0;
-    if (any_leakage_
-        && (!inputs_valid_ || std::memcmp(T_j, seen_T_.data() + g0, n * sizeof(double)) != 0)) {
-      std::memcpy(seen_T_.data() + g0, T_j, n * sizeof(double));
-      changed = changed || rack_power_[r].gpu_P_leakage > 0.0;
-    }
-    if (changed) rack_inputs_changed_[r] = 1;
-  }
+  // Once per thermal step, when the inputs may have changed: each rack compares its GPUs' inputs
+  // with the copy it kept, blocks of racks side by side (a whole-site comparison first would
+  // read the inputs twice whenever the junctions moved, as they do every thermal step).
+  forEachItem(pool_, layout_.rack_count, kRackBlock,
+              [&](std::size_t r) { scanRackInputs(r, state); });
   inputs_valid_ = true;
+}
+
+void WorkloadExecutor::scanRackInputs(std::size_t r, const SiteState& state) noexcept {
+  const std::size_t g0 = layout_.rack_gpu_begin[r];
+  const std::size_t n = layout_.rack_gpu_begin[r + 1] - g0;
+  bool changed = !inputs_valid_;
+  bool flags = false;
+  const std::uint8_t* throttled = state.gpu_throttled.data() + g0;
+  if (!inputs_valid_ || std::memcmp(throttled, seen_throttled_.data() + g0, n) != 0) {
+    std::memcpy(seen_throttled_.data() + g0, throttled, n);
+    changed = flags = true;
+  }
+  const std::uint8_t* shutdown = state.gpu_shutdown.data() + g0;
+  if (!inputs_valid_ || std::memcmp(shutdown, seen_shutdown_.data() + g0, n) != 0) {
+    std::memcpy(seen_shutdown_.data() + g0, shutdown, n);
+    changed = flags = true;
+    // The scheduler reads it at the next sub-step, as it did when the demands were compared.
+    placement_.noteRackShutdown(r, shutdown, n);
+  }
+  if (flags) {
+    std::uint8_t any = 0;
+    for (std::size_t k = 0; k < n; ++k)
+      any |= throttled[k] | shutdown[k];
+    rack_flags_clear_[r] = any == 0 ? 1 : 0;
+  }
+  const double* v = state.gpu_speed.data() + g0;
+  if (!inputs_valid_ || std::memcmp(v, seen_speed_.data() + g0, n * sizeof(double)) != 0) {
+    double slowest = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < n; ++i)
+      slowest = v[i] < slowest ? v[i] : slowest;  // as std::min: a NaN speed is ignored
+    std::memcpy(seen_speed_.data() + g0, v, n * sizeof(double));
+    rack_min_speed_[r] = slowest;
+  }
+  const double* T_j = state.gpu_T_junction.data() + g0;
+  if (any_leakage_
+      && (!inputs_valid_ || std::memcmp(T_j, seen_T_.data() + g0, n * sizeof(double)) != 0)) {
+    std::memcpy(seen_T_.data() + g0, T_j, n * sizeof(double));
+    changed = changed || rack_power_[r].gpu_P_leakage > 0.0;
+  }
+  if (changed) rack_inputs_changed_[r] = 1;
 }
 
 void WorkloadExecutor::useThreads(ThreadPool& pool) {

@@ -204,6 +204,7 @@ class WorkloadExecutor final : public Model {
   /// Compares the GPU inputs with the copy from the last sub-step and flags the racks whose
   /// inputs changed (rack_inputs_changed_), updating each rack's slowest speed.
   void scanInputs(const SiteState& state) noexcept;
+  void scanRackInputs(std::size_t r, const SiteState& state) noexcept;
   void writeReplayDemands(std::size_t r, SiteState& state) noexcept;
   void writeRackDemands(std::size_t r, double P_gpu, double P_gpu_capped,
                         SiteState& state) noexcept;
