@@ -6,9 +6,9 @@
 #include <string>
 #include <utility>
 
-#include "FastSum.hpp"
 #include "SameBits.hpp"
 #include "racktwin/core/Error.hpp"
+#include "racktwin/core/FastSum.hpp"
 #include "racktwin/core/Recorder.hpp"
 #include "racktwin/core/Summary.hpp"
 #include "racktwin/core/ThreadPool.hpp"
@@ -146,8 +146,8 @@ void ElectricalModel::computeRack(std::size_t r, double t, double dt,
       sameBits(state.cpu_P_demand.data() + c0, state.cpu_P.data() + c0, c1 - c0)
       && sameBits(state.switch_P_demand.data() + w0, state.switch_P.data() + w0, w1 - w0);
   if (!(k.chips_same && reuse.sums_valid)) {
-    reuse.P_cpu = detail::sum4(state.cpu_P_demand.data() + c0, c1 - c0);
-    reuse.P_switch = detail::sum4(state.switch_P_demand.data() + w0, w1 - w0);
+    reuse.P_cpu = core::sum4(state.cpu_P_demand.data() + c0, c1 - c0);
+    reuse.P_switch = core::sum4(state.switch_P_demand.data() + w0, w1 - w0);
   }
   const double P =
       pm_->gpuStep(r, t + dt, dt, state.gpu_P_demand.data(), state.gpu_P.data(), gpu_P_.data())

@@ -7,9 +7,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "FastSum.hpp"
 #include "SameBits.hpp"
 #include "racktwin/core/Error.hpp"
+#include "racktwin/core/FastSum.hpp"
 #include "racktwin/core/StateArchive.hpp"
 
 namespace racktwin::power {
@@ -137,7 +137,7 @@ double PowerManagement::gpuStep(std::size_t r, double t_end, double dt, const do
     P[g] = std::min(demand[g], limit);
   rack.P_burner_next = rack.P_deficit_next = 0.0;
   rack.settled = true;  // the powers depend on the demands and the limit only
-  rack.P_sum = detail::sum4(P + g0, g1 - g0);
+  rack.P_sum = core::sum4(P + g0, g1 - g0);
   return rack.P_sum;
 }
 
@@ -167,7 +167,7 @@ double PowerManagement::smoothedStep(Rack& rack, double t_end, double dt, const 
     const double want = t_end - high <= hold ? std::max(target, floor) : target;
     P[g] = std::min(std::max(want, P_prev[g] - down), P_prev[g] + up);
   }
-  // The sums in four lanes, as detail::sum4 (the same P_sum), so the adds do not wait on each
+  // The sums in four lanes, as core::sum4 (the same P_sum), so the adds do not wait on each
   // other: the power, the burner's share above the target and the ramp's shortfall below it.
   double sum[4] = {0.0, 0.0, 0.0, 0.0}, burner[4] = {0.0, 0.0, 0.0, 0.0};
   double deficit[4] = {0.0, 0.0, 0.0, 0.0};

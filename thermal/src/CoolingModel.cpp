@@ -9,6 +9,7 @@
 
 #include "CoolingModelImpl.hpp"
 #include "racktwin/core/Error.hpp"
+#include "racktwin/core/FastSum.hpp"
 #include "racktwin/core/Recorder.hpp"
 #include "racktwin/core/Summary.hpp"
 #include "racktwin/core/Units.hpp"
@@ -451,9 +452,9 @@ void CoolingModel::Impl::cycle(double t_start, double h, double Q_air) {
   chips.T.swap(chips.T_old);
   cells.T.swap(cells.T_old);
 
-  double Q_in = Q_air;
-  for (double P : chips.P)
-    Q_in += P;
+  // The chips' heat in four lanes (175,014 dies on the 100k site: a running sum waits on each
+  // add, on the run's first thread while the others wait).
+  double Q_in = Q_air + core::sum4(chips.P.data(), chips.P.size());
   double Q_out = 0.0;
   double Q_room = Q_air;
   double P_cooling = 0.0;

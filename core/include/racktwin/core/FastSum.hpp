@@ -4,7 +4,7 @@
 // The order is fixed, so the result is the same on every run.
 #include <cstddef>
 
-namespace racktwin::power::detail {
+namespace racktwin::core {
 
 inline double sum4(const double* x, std::size_t n) noexcept {
   double a = 0.0, b = 0.0, c = 0.0, d = 0.0;
@@ -20,4 +20,4 @@ inline double sum4(const double* x, std::size_t n) noexcept {
   return (a + b) + (c + d);
 }
 
-}  // namespace racktwin::power::detail
+}  // namespace racktwin::core
