@@ -10,11 +10,13 @@ namespace racktwin::core {
 
 namespace {
 constexpr std::array<std::string_view, kCouplingFieldCount> kNames = {
-    "gpu_P_demand",   "gpu_P",           "gpu_E_step",       "gpu_P_step_max",  "gpu_T_junction",
-    "gpu_throttled",  "gpu_speed",       "gpu_shutdown",     "cpu_P_demand",    "cpu_P",
-    "cpu_E_step",     "switch_P_demand", "switch_P",         "switch_E_step",   "rack_air_P_demand",
-    "rack_fan_P",     "rack_P_dc",       "rack_P_ac",        "rack_P_psu_loss", "rack_air_E_step",
-    "rack_ac_E_step", "hall_air_E_step", "rack_gpu_P_limit", "rack_powered"};
+    "gpu_P_demand",       "gpu_P",           "gpu_E_step",        "gpu_P_step_max",
+    "gpu_T_junction",     "gpu_throttled",   "gpu_speed",         "gpu_shutdown",
+    "cpu_P_demand",       "cpu_P",           "cpu_E_step",        "switch_P_demand",
+    "switch_P",           "switch_E_step",   "rack_air_P_demand", "rack_fan_P",
+    "rack_P_dc",          "rack_P_ac",       "rack_P_psu_loss",   "rack_air_E_step",
+    "rack_ac_E_step",     "hall_air_E_step", "rack_gpu_P_limit",  "rack_powered",
+    "rack_demand_version"};
 
 static_assert(!kNames.back().empty(), "a name for every coupling field");
 
@@ -70,18 +72,19 @@ void checkCouplingOwnership(std::span<Model* const> models) {
 
 std::vector<std::uint64_t> couplingFingerprints(const SiteState& s) {
   // One per field, in CouplingField order (undeclaredWrites names them by position).
-  return {hashOf(s.gpu_P_demand),      hashOf(s.gpu_P),
-          hashOf(s.gpu_E_step),        hashOf(s.gpu_P_step_max),
-          hashOf(s.gpu_T_junction),    hashOf(s.gpu_throttled),
-          hashOf(s.gpu_speed),         hashOf(s.gpu_shutdown),
-          hashOf(s.cpu_P_demand),      hashOf(s.cpu_P),
-          hashOf(s.cpu_E_step),        hashOf(s.switch_P_demand),
-          hashOf(s.switch_P),          hashOf(s.switch_E_step),
-          hashOf(s.rack_air_P_demand), hashOf(s.rack_fan_P),
-          hashOf(s.rack_P_dc),         hashOf(s.rack_P_ac),
-          hashOf(s.rack_P_psu_loss),   hashOf(s.rack_air_E_step),
-          hashOf(s.rack_ac_E_step),    hashBytes(&s.hall_air_E_step, sizeof s.hall_air_E_step),
-          hashOf(s.rack_gpu_P_limit),  hashOf(s.rack_powered)};
+  return {hashOf(s.gpu_P_demand),       hashOf(s.gpu_P),
+          hashOf(s.gpu_E_step),         hashOf(s.gpu_P_step_max),
+          hashOf(s.gpu_T_junction),     hashOf(s.gpu_throttled),
+          hashOf(s.gpu_speed),          hashOf(s.gpu_shutdown),
+          hashOf(s.cpu_P_demand),       hashOf(s.cpu_P),
+          hashOf(s.cpu_E_step),         hashOf(s.switch_P_demand),
+          hashOf(s.switch_P),           hashOf(s.switch_E_step),
+          hashOf(s.rack_air_P_demand),  hashOf(s.rack_fan_P),
+          hashOf(s.rack_P_dc),          hashOf(s.rack_P_ac),
+          hashOf(s.rack_P_psu_loss),    hashOf(s.rack_air_E_step),
+          hashOf(s.rack_ac_E_step),     hashBytes(&s.hall_air_E_step, sizeof s.hall_air_E_step),
+          hashOf(s.rack_gpu_P_limit),   hashOf(s.rack_powered),
+          hashOf(s.rack_demand_version)};
 }
 
 std::vector<std::string> undeclaredWrites(const Model& model,

@@ -69,6 +69,7 @@ void SiteState::resize(const SiteLayout& layout, double T_initial) {
   gpu_speed.assign(g, 1.0);
   rack_gpu_P_limit.assign(layout.rack_count, std::numeric_limits<double>::infinity());
   rack_powered.assign(layout.rack_count, 1);
+  rack_demand_version.assign(layout.rack_count, 0);
   for (auto* v : {&cpu_P_demand, &cpu_P, &cpu_E_step})
     v->assign(layout.cpu_count, 0.0);
   for (auto* v : {&switch_P_demand, &switch_P, &switch_E_step})
@@ -93,7 +94,7 @@ void SiteState::visitState(StateArchive& a) {
     gpu_shutdown);
   a(cpu_P_demand, cpu_P, cpu_E_step, switch_P_demand, switch_P, switch_E_step);
   a(rack_air_P_demand, rack_fan_P, rack_P_dc, rack_P_ac, rack_P_psu_loss, rack_air_E_step,
-    rack_ac_E_step, hall_air_E_step, rack_gpu_P_limit, rack_powered);
+    rack_ac_E_step, hall_air_E_step, rack_gpu_P_limit, rack_powered, rack_demand_version);
 }
 
 }  // namespace racktwin::core

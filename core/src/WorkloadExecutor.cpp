@@ -508,6 +508,7 @@ void WorkloadExecutor::writeRack(std::size_t r, SiteState& state) noexcept {
     if (rack_chips_written_[r] != 0 && busy == rack_last_busy_[r]) return;
     rack_chips_written_[r] = 1;
     rack_last_busy_[r] = busy;
+    ++state.rack_demand_version[r];
     const double P_cpu = busy * p.cpu_P_busy + idle * p.cpu_P_idle;
     for (std::size_t c = layout_.rack_cpu_begin[r]; c < layout_.rack_cpu_begin[r + 1]; ++c) {
       state.cpu_P_demand[c] = P_cpu;
@@ -529,6 +530,7 @@ void WorkloadExecutor::writeReplayDemands(std::size_t r, SiteState& state) noexc
                    || rack_inputs_changed_[r] != 0 || share != rack_last_P_[r];
   if (!all && changed.empty()) return;
   flushRackDemand(r);
+  ++state.rack_demand_version[r];
   rack_written_[r] = 2;
   rack_written_replay_[r] = loads_.trace_job[r];
   rack_last_P_[r] = share;
@@ -579,6 +581,7 @@ void WorkloadExecutor::writeRackDemands(std::size_t r, double P_gpu, double P_gp
   double* out = state.gpu_P_demand.data() + g0;
   double* view = gpu_P_demand_.data() + g0;
   flushRackDemand(r);
+  ++state.rack_demand_version[r];
   const bool fresh = rack_written_[r] != 1 || rack_inputs_changed_[r] != 0;
   rack_written_[r] = 1;
   rack_last_P_[r] = P_gpu;

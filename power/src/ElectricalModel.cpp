@@ -104,6 +104,7 @@ ElectricalModel::ElectricalModel(const core::SiteSpec& site, const core::SiteLay
   rack_chips_held_dt_.assign(racks, 0.0);
   rack_P_air_.assign(racks, 0.0);
   rack_solved_shelves_.assign(racks, ~0u);
+  rack_demand_version_.assign(racks, 0);
   if (present_) buildTree(site);
   fabric_ = FabricPower(site.fabric, dist_.get());
 }
@@ -195,6 +196,7 @@ void ElectricalModel::initialize(core::SiteState& state) {
   std::fill(rack_held_dt_.begin(), rack_held_dt_.end(), 0.0);
   std::fill(rack_chips_held_dt_.begin(), rack_chips_held_dt_.end(), 0.0);
   std::fill(rack_solved_shelves_.begin(), rack_solved_shelves_.end(), ~0u);
+  versions_of_ = nullptr;  // the demands' versions are compared afresh
   if (present_) {
     solveTree(state.time, 0.0, state);
     publishTreeViews();  // whatever last_substep says: the recorder's first sample follows
@@ -314,7 +316,15 @@ void ElectricalModel::useThreads(core::ThreadPool& pool) {
   pool_ = pool.size() > 1 && layout_.rack_count > kRackBlock ? &pool : nullptr;
 }
 
+void ElectricalModel::checkVersionsOf(const core::SiteState& state) noexcept {
+  if (versions_of_ == state.rack_demand_version.data()) return;
+  versions_of_ = state.rack_demand_version.data();
+  std::fill(rack_demand_version_.begin(), rack_demand_version_.end(), 0);
+  if (pm_) pm_->forgetDemandVersions();
+}
+
 void ElectricalModel::solve(double dt, core::SiteState& state) {
+  checkVersionsOf(state);
   // Step means (energy so far over time so far) are what a report integrates: at the last
   // sub-step they equal the macro step's average, free of the aliasing of instantaneous samples.
   const double elapsed = state.time + dt - state.step_start;
@@ -359,14 +369,20 @@ void ElectricalModel::solveRack(std::size_t r, double dt, double elapsed, core::
   const std::size_t c0 = layout_.rack_cpu_begin[r], c1 = layout_.rack_cpu_begin[r + 1];
   const std::size_t w0 = layout_.rack_switch_begin[r], w1 = layout_.rack_switch_begin[r + 1];
   // Most sub-steps change no demand (phases last seconds, temperatures move once per macro
-  // step): comparing is cheaper than rewriting every chip's power and energy.
+  // step): the demands' version, or else comparing, is cheaper than rewriting every chip's
+  // power and energy.
+  const std::uint64_t version = state.rack_demand_version[r];
+  const bool same_version = version != 0 && version == rack_demand_version_[r];
   const bool unchanged =
       rack_solved_shelves_[r] == rack_live_shelves_[r]
       && (!powered
-          || (sameAs(state.gpu_P_demand, gpu_P_, g0, g1)
-              && sameAs(state.cpu_P_demand, state.cpu_P, c0, c1)
-              && sameAs(state.switch_P_demand, state.switch_P, w0, w1)
+          || ((same_version
+               || (sameAs(state.gpu_P_demand, gpu_P_, g0, g1)
+                   && sameAs(state.cpu_P_demand, state.cpu_P, c0, c1)
+                   && sameAs(state.switch_P_demand, state.switch_P, w0, w1)))
               && state.rack_air_P_demand[r] + state.rack_fan_P[r] == rack_P_air_[r]));
+  // The drawn powers now equal this version's demands (when powered).
+  rack_demand_version_[r] = powered ? version : 0;
   if (!unchanged) {
     flushRackEnergy(r, state);  // at the powers held until now
     rack_solved_shelves_[r] = rack_live_shelves_[r];
@@ -650,7 +666,7 @@ void ElectricalModel::summarise(core::Summary& summary) const {
   if (present_) summariseTree(summary);
 }
 
-void ElectricalModel::visitState(core::StateArchive& a, const core::SiteState& /*state*/) {
+void ElectricalModel::visitState(core::StateArchive& a, const core::SiteState& state) {
   a(present_, min_max_from_, rack_tan_phi_, psu_healthy_, psu_feed_, shelf_healthy_,
     shelf_healthy_on_, shelf_live_, rack_live_shelves_, shelf_P_out_);
   a(rack_P_ac_, rack_P_ac_mean_, rack_P_dc_, rack_P_psu_loss_, rack_psu_efficiency_, gpu_P_,
@@ -667,7 +683,10 @@ void ElectricalModel::visitState(core::StateArchive& a, const core::SiteState& /
   facility_series_.visitState(a);
   a(series_start_, series_started_);
   a.trivial(peak_);
-  a(rack_powered_, rack_held_dt_, rack_chips_held_dt_, rack_P_air_, rack_solved_shelves_);
+  a(rack_powered_, rack_held_dt_, rack_chips_held_dt_, rack_P_air_, rack_solved_shelves_,
+    rack_demand_version_);
+  // Noted of this run's state; an address does not survive a process.
+  versions_of_ = state.rack_demand_version.data();
   a.section("electrical distribution");
   bool has_tree = dist_ != nullptr, has_management = pm_ != nullptr;
   a(has_tree, has_management);

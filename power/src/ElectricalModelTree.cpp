@@ -142,16 +142,18 @@ void ElectricalModel::computeRack(std::size_t r, double t, double dt,
   // CPU and switch demands rarely change: their sums are reused while they are the committed
   // powers (same bits, same sums).
   RackReuse& reuse = rack_reuse_[r];
+  const std::uint64_t version = state.rack_demand_version[r];
   k.chips_same =
-      sameBits(state.cpu_P_demand.data() + c0, state.cpu_P.data() + c0, c1 - c0)
-      && sameBits(state.switch_P_demand.data() + w0, state.switch_P.data() + w0, w1 - w0);
+      (version != 0 && version == rack_demand_version_[r])
+      || (sameBits(state.cpu_P_demand.data() + c0, state.cpu_P.data() + c0, c1 - c0)
+          && sameBits(state.switch_P_demand.data() + w0, state.switch_P.data() + w0, w1 - w0));
   if (!(k.chips_same && reuse.sums_valid)) {
     reuse.P_cpu = core::sum4(state.cpu_P_demand.data() + c0, c1 - c0);
     reuse.P_switch = core::sum4(state.switch_P_demand.data() + w0, w1 - w0);
   }
-  const double P =
-      pm_->gpuStep(r, t + dt, dt, state.gpu_P_demand.data(), state.gpu_P.data(), gpu_P_.data())
-      + reuse.P_cpu + reuse.P_switch;
+  const double P = pm_->gpuStep(r, t + dt, dt, state.gpu_P_demand.data(), state.gpu_P.data(),
+                                gpu_P_.data(), version)
+                   + reuse.P_cpu + reuse.P_switch;
   k.P_air = state.rack_air_P_demand[r] + state.rack_fan_P[r];  // trays' air loads, server fans
   k.P_load = P + k.P_air;
   // Busbar at the shelves' regulated voltage V: P_out = L + R (P_out / V)^2, the smaller root
@@ -276,6 +278,7 @@ void ElectricalModel::commitRack(std::size_t r, double dt, core::SiteState& stat
       std::copy(state.switch_P_demand.begin() + w0, state.switch_P_demand.begin() + w1,
                 state.switch_P.begin() + w0);
     }
+    rack_demand_version_[r] = state.rack_demand_version[r];  // CPUs and switches committed
     rack_held_dt_[r] += dt;
     rack_chips_held_dt_[r] += dt;
     if (state.last_substep) flushRackEnergy(r, state);
@@ -290,6 +293,7 @@ void ElectricalModel::commitRack(std::size_t r, double dt, core::SiteState& stat
       state.switch_P[w] = 0.0;
     pm_->commitUnpowered(r);
     rack_reuse_[r].sums_valid = false;
+    rack_demand_version_[r] = 0;
   }
 
   const double P_ac = k.P_ac_a + k.P_ac_b;
@@ -364,6 +368,7 @@ void ElectricalModel::publishTreeViews() {
 }
 
 void ElectricalModel::solveTree(double t, double dt, core::SiteState& state) {
+  checkVersionsOf(state);
   dist_->beginStep(t, dt);
   fabric_.setLoads(*dist_);
   computeRacks(t, dt, state);

@@ -112,14 +112,19 @@ void PowerManagement::setCap(std::size_t r, double P_cap) {
 }
 
 double PowerManagement::gpuStep(std::size_t r, double t_end, double dt, const double* demand,
-                                const double* P_prev, double* P) noexcept {
+                                const double* P_prev, double* P,
+                                std::uint64_t demand_version) noexcept {
   Rack& rack = racks_[r];
   const std::uint32_t g0 = rack.gpu_begin, g1 = rack.gpu_end;
   // A settled rack whose demands did not change: P holds this step's powers already. They must
   // also be the committed ones, P_prev (not so when the step that settled is recomputed). With
   // smoothing the step also needs time not to run back and every floor held to stay held.
+  // The demands are those of the last computed step when their version says so, or when they
+  // compare equal (then the version is noted, and the next sub-step need not compare).
+  const bool same_version = demand_version != 0 && demand_version == rack.demand_version;
   rack.held = rack.settled && rack.P_committed
-              && detail::sameBits(demand + g0, demand_seen_.data() + g0, g1 - g0);
+              && (same_version || detail::sameBits(demand + g0, demand_seen_.data() + g0, g1 - g0));
+  if (rack.held) rack.demand_version = demand_version;
   if (rack.held && rack.smoothing.enabled) {
     const double t_last = rack.skipped ? rack.t_skipped : rack.t_computed;
     rack.held = t_end >= t_last && t_end - rack.release <= rack.smoothing.floor_hold_time;
@@ -131,6 +136,7 @@ double PowerManagement::gpuStep(std::size_t r, double t_end, double dt, const do
   if (rack.held) return rack.P_sum;
   rack.P_committed = false;
   std::copy(demand + g0, demand + g1, demand_seen_.data() + g0);
+  rack.demand_version = demand_version;
   if (rack.smoothing.enabled) return smoothedStep(rack, t_end, dt, demand, P_prev, P);
   const double limit = rack.limit;
   for (std::uint32_t g = g0; g < g1; ++g)

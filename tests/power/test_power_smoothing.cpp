@@ -359,3 +359,82 @@ TEST_CASE("Chip energies of a macro step integrate the powers of its sub-steps",
   CHECK(checked == 20);
   CHECK(b.model->powerManagement()->burnerEnergy() > 0.0);  // the floor was held
 }
+
+TEST_CASE("Demand versions and comparing the demands give the same powers and energies",
+          "[power]") {
+  // Two models of the same site side by side: A is told the racks' demand versions (raised
+  // whenever a rack's demands are written, as the workload does, sometimes with unchanged
+  // values), B is not (version 0: it compares the demands). They must draw the same powers and
+  // energies, to the bit, every sub-step: with the power tree and smoothing, with the tree
+  // without smoothing, and without a tree.
+  enum class Kind { TreeSmoothing, Tree, NoTree };
+  const Kind kind = GENERATE(Kind::TreeSmoothing, Kind::Tree, Kind::NoTree);
+  core::SiteSpec site = test::gb300Site(3);
+  if (kind != Kind::NoTree) {
+    site.electrical.present = true;
+    core::PowerPolicySpec p;
+    p.smoothing = documented();
+    p.smoothing.enabled = kind == Kind::TreeSmoothing;
+    site.electrical.power_policies.push_back(p);
+  }
+  const core::SiteLayout layout = core::SiteLayout::build(site);
+  power::ElectricalModel a(site, layout), b(site, layout);
+  core::SiteState sa, sb;
+  sa.resize(layout, 300.0);
+  sb.resize(layout, 300.0);
+  // Rack r's demands at sub-step k: each rack its own square wave, so racks hold while others
+  // change; every fifth sub-step a rack is rewritten with the values it has.
+  const auto write = [&](int k) {
+    for (std::size_t r = 0; r < layout.rack_count; ++r) {
+      const int period = 7 + 4 * static_cast<int>(r);
+      const bool high = (k / period) % 2 == 0;
+      const bool rewrite = k % 5 == static_cast<int>(r);
+      const double gpu = high ? 0.95 * kTgp : 0.40 * kTgp;
+      const double cpu = high ? 250.0 : 180.0;
+      bool changed = k == 0;
+      for (std::size_t g = layout.rack_gpu_begin[r]; g < layout.rack_gpu_begin[r + 1]; ++g) {
+        // A few GPUs of each rack differ (leakage), by an amount that moves slowly.
+        const double P = gpu + ((g % 9 == 0) ? 3.0 * static_cast<double>(k / 13) : 0.0);
+        changed = changed || sa.gpu_P_demand[g] != P;
+        sa.gpu_P_demand[g] = sb.gpu_P_demand[g] = P;
+      }
+      for (std::size_t c = layout.rack_cpu_begin[r]; c < layout.rack_cpu_begin[r + 1]; ++c) {
+        changed = changed || sa.cpu_P_demand[c] != cpu;
+        sa.cpu_P_demand[c] = sb.cpu_P_demand[c] = cpu;
+      }
+      for (std::size_t w = layout.rack_switch_begin[r]; w < layout.rack_switch_begin[r + 1]; ++w)
+        sa.switch_P_demand[w] = sb.switch_P_demand[w] = 120.0;
+      sa.rack_air_P_demand[r] = sb.rack_air_P_demand[r] = 9000.0;
+      if (changed || rewrite) ++sa.rack_demand_version[r];
+    }
+  };
+  write(0);
+  a.initialize(sa);
+  b.initialize(sb);
+  const int substeps = 4;
+  for (int k = 0; k < 400; ++k) {
+    const int macro = k / substeps;
+    if (k % substeps == 0) {
+      sa.step_start = sb.step_start = macro * substeps * kDt;
+      sa.clearStepAccumulators();
+      sb.clearStepAccumulators();
+    }
+    sa.time = sb.time = k * kDt;
+    sa.last_substep = sb.last_substep = k % substeps == substeps - 1;
+    write(k);
+    a.advance(sa.time, kDt, sa);
+    b.advance(sb.time, kDt, sb);
+    INFO("sub-step " << k);
+    REQUIRE(sa.gpu_P == sb.gpu_P);
+    REQUIRE(sa.cpu_P == sb.cpu_P);
+    REQUIRE(sa.switch_P == sb.switch_P);
+    REQUIRE(sa.gpu_E_step == sb.gpu_E_step);
+    REQUIRE(sa.cpu_E_step == sb.cpu_E_step);
+    REQUIRE(sa.rack_P_ac == sb.rack_P_ac);
+    REQUIRE(sa.rack_P_dc == sb.rack_P_dc);
+  }
+  CHECK(a.itEnergy() == b.itEnergy());
+  CHECK(a.itEnergy() > 0.0);
+  // The demands did change: the GPUs drew both levels.
+  CHECK(sa.gpu_P[0] != sa.gpu_P[layout.rack_gpu_begin[1]]);
+}

@@ -47,6 +47,7 @@ enum class CouplingField : std::uint8_t {
   HallAirEnergyStep,  // hall_air_E_step
   RackGpuPowerLimit,  // rack_gpu_P_limit
   RackPowered,        // rack_powered
+  RackDemandVersion,  // rack_demand_version
   Count
 };
 inline constexpr std::size_t kCouplingFieldCount = static_cast<std::size_t>(CouplingField::Count);

@@ -77,6 +77,11 @@ struct SiteState {
   std::vector<double> rack_gpu_P_limit;
   /// 1 while the rack's power shelves have a live supply (electrical model); 0 when it lost power.
   std::vector<std::uint8_t> rack_powered;
+  /// Per rack, a count the writer of the demands (workload) raises whenever it writes any demand
+  /// of the rack (its GPUs', CPUs', switches' or air loads'). A reader that saw the demands at
+  /// version v knows them unchanged while the version is still v, without comparing them. 0: no
+  /// version (a writer that keeps none leaves it 0, and readers compare the values).
+  std::vector<std::uint64_t> rack_demand_version;
 
   /// Sizes every array for the layout and fills neutral values (T = T_initial, speed 1).
   void resize(const SiteLayout& layout, double T_initial);

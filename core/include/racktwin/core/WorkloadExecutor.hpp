@@ -113,10 +113,10 @@ class WorkloadExecutor final : public Model {
   /// Writes the chips' and trays' demands; reads the GPUs' thermal state and the racks' power.
   CouplingFields couplingFields() const override {
     using F = CouplingField;
-    return CouplingFields::of(
-        {F::GpuPowerDemand, F::CpuPowerDemand, F::SwitchPowerDemand, F::RackAirDemand},
-        {F::GpuJunction, F::GpuThrottled, F::GpuSpeed, F::GpuShutdown, F::RackPowered,
-         F::RackGpuPowerLimit});
+    return CouplingFields::of({F::GpuPowerDemand, F::CpuPowerDemand, F::SwitchPowerDemand,
+                               F::RackAirDemand, F::RackDemandVersion},
+                              {F::GpuJunction, F::GpuThrottled, F::GpuSpeed, F::GpuShutdown,
+                               F::RackPowered, F::RackGpuPowerLimit});
   }
   /// Resets the jobs and writes the demands for the instant state.time (and the constant
   /// rack air loads).
@@ -212,6 +212,7 @@ class WorkloadExecutor final : public Model {
   /// the demands then hold for `dt` (0 at the initial instant). `publish` (a macro step's last
   /// sub-step, or the initial instant): publishes the step's mean demand (gpu_P_demand_mean_).
   void writeDemands(SiteState& state, double dt, bool publish) noexcept;
+  /// Writes rack r's demands that changed; raises its state.rack_demand_version when it wrote any.
   void writeRack(std::size_t r, SiteState& state) noexcept;
   /// Books the energy of rack r's demands for the time they were held, before they change.
   void flushRackDemand(std::size_t r) noexcept;

@@ -60,7 +60,7 @@ class ElectricalModel final : public core::Model {
          F::RackAirEnergyStep, F::RackAcEnergyStep, F::HallAirEnergyStep, F::RackGpuPowerLimit,
          F::RackPowered},
         {F::GpuPowerDemand, F::CpuPowerDemand, F::SwitchPowerDemand, F::RackAirDemand,
-         F::RackFanPower});
+         F::RackFanPower, F::RackDemandVersion});
   }
   /// Computes the instantaneous powers from the current demands (no energy is accumulated).
   void initialize(core::SiteState& state) override;
@@ -255,6 +255,13 @@ class ElectricalModel final : public core::Model {
   std::vector<double> rack_chips_held_dt_;          // s
   std::vector<double> rack_P_air_;                  // W, air-cooled load when last solved
   std::vector<std::uint32_t> rack_solved_shelves_;  // live shelves when last solved; ~0u: solve
+  // Per rack, the version of the demands (SiteState::rack_demand_version) its drawn powers were
+  // last found equal to: without a tree all its chips', with one its CPUs' and switches' (the
+  // GPUs' are the power management's); 0: unknown, compare. Valid for the state at versions_of_.
+  std::vector<std::uint64_t> rack_demand_version_;
+  const std::uint64_t* versions_of_ = nullptr;
+  /// Forgets the versions noted when `state` is not the one they were noted of.
+  void checkVersionsOf(const core::SiteState& state) noexcept;
   void flushRackEnergy(std::size_t r, core::SiteState& state) noexcept;
   void flushGpuEnergy(std::size_t r, core::SiteState& state) noexcept;
   void flushChipEnergy(std::size_t r, core::SiteState& state) noexcept;

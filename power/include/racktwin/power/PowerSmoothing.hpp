@@ -70,9 +70,15 @@ class PowerManagement {
   /// caller keeps the committed powers, SiteState::gpu_P); returns their sum. Uses only
   /// committed state. P must be the same array in every call and keep the last call's powers,
   /// and P_prev the powers of the last call that was committed (a settled rack's step leaves P
-  /// as it is).
+  /// as it is). `demand_version`: the rack's SiteState::rack_demand_version (0: none), which
+  /// spares comparing the demands with those of the last computed step while it is unchanged.
   double gpuStep(std::size_t r, double t_end, double dt, const double* demand, const double* P_prev,
-                 double* P) noexcept;
+                 double* P, std::uint64_t demand_version = 0) noexcept;
+  /// The demands' versions noted by gpuStep are of another SiteState: compare again.
+  void forgetDemandVersions() noexcept {
+    for (Rack& rack : racks_)
+      rack.demand_version = 0;
+  }
   /// The last gpuStep of rack r found the rack settled: P kept the committed powers.
   bool gpuHeld(std::size_t r) const noexcept { return racks_[r].held; }
   /// Grid-facing DC power of rack r's PSUs for busbar load B over dt (B itself when the rack has
@@ -127,6 +133,7 @@ class PowerManagement {
     double t_computed = 0.0;   // s, its end
     double t_skipped = 0.0;    // s, end of the last skipped step
     double release = 0.0;      // s, earliest last_high of the GPUs the floor holds (inf: none)
+    std::uint64_t demand_version = 0;  // the demands' version demand_seen_ holds (0: unknown)
   };
   /// GPU powers of a rack with smoothing, computed from its GPUs' state.
   double smoothedStep(Rack& rack, double t_end, double dt, const double* demand,
