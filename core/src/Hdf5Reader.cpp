@@ -432,8 +432,9 @@ bool isStringAttribute(hid_t object, const std::string& name) {
   return type.valid() && H5Tget_class(type.get()) == H5T_STRING;
 }
 
-/// False when the file has a `text_checksum` and its strings do not give it (see TextChecksum).
-bool textChecksumMatches(const std::string& path) {
+/// False when the file has a `text_checksum` and its strings do not give it (see TextChecksum);
+/// throws core::Error when one of them cannot be read.
+bool textChecksumMatchesOrThrows(const std::string& path) {
   const Reader reader(path);
   const hid_t root = reader.file();
   if (reader.check(H5Aexists(root, "text_checksum"), "/", "cannot read attributes") <= 0) {
@@ -469,6 +470,17 @@ bool textChecksumMatches(const std::string& path) {
     }
   }
   return checksum.value() == stored;
+}
+
+/// False when the file has a `text_checksum` and its strings do not give it (see TextChecksum),
+/// or when one of them cannot be read: strings that cannot all be checked are not trusted (the
+/// one that fails may not be the one a reader shows).
+bool textChecksumMatches(const std::string& path) {
+  try {
+    return textChecksumMatchesOrThrows(path);
+  } catch (const Error&) {
+    return false;
+  }
 }
 
 /// The child's address space while it reads strings: what it has plus `budget` bytes, restored
