@@ -120,26 +120,27 @@ double locateCrossing(double t_begin, double dt, double T_before, double T_after
 }  // namespace
 
 void ChipThermal::publish(core::SiteState& state, double now, double dt, bool all) {
-  forEachBlock(dies.size(), [&](std::size_t block) {
-    const std::size_t end = std::min(dies.size(), (block + 1) * kChipBlock);
-    for (std::size_t d = block * kChipBlock; d < end; ++d)
-      T_junction[d] = T[d] + P[d] * R_jc[d];
-  });
-  // The GPUs block by block; each block's counts and extremes in its own slot, combined below in
-  // block order. The located crossings' corrections are kept per GPU and summed in GPU order, so
-  // the sums do not depend on the blocks or the threads.
+  // Every die is one chip's: its junction (case + mean power x R_jc) is formed where its chip is
+  // published, from the values that pass reads anyway. The GPUs block by block; each block's counts
+  // and extremes in its own slot, combined below in block order. The located crossings' corrections
+  // are kept per GPU and summed in GPU order, so the sums do not depend on the blocks or the
+  // threads.
   const double t_begin = now - dt;
   forEachBlock(std::max({gpu_die.size(), cpu_die.size(), switch_die.size()}),
                [&](std::size_t block) {
                  publishGpus(state, block, t_begin, dt, all);
-                 const double* T_j_die = T_junction.data();
+                 const auto junction = [&](std::uint32_t d) {
+                   const double T_j = T[d] + P[d] * R_jc[d];
+                   T_junction[d] = T_j;
+                   return T_j;
+                 };
                  const std::size_t c_end = std::min(cpu_die.size(), (block + 1) * kChipBlock);
                  for (std::size_t c = block * kChipBlock; c < c_end; ++c) {
-                   if (cpu_die[c] != kNoDie) cpu_T_j[c] = T_j_die[cpu_die[c]];
+                   if (cpu_die[c] != kNoDie) cpu_T_j[c] = junction(cpu_die[c]);
                  }
                  const std::size_t w_end = std::min(switch_die.size(), (block + 1) * kChipBlock);
                  for (std::size_t w = block * kChipBlock; w < w_end; ++w) {
-                   if (switch_die[w] != kNoDie) switch_T_j[w] = T_j_die[switch_die[w]];
+                   if (switch_die[w] != kNoDie) switch_T_j[w] = junction(switch_die[w]);
                  }
                });
   double T_max = max_gpu_T_;
@@ -177,7 +178,7 @@ void ChipThermal::publishGpus(core::SiteState& state, std::size_t block, double 
                               bool all) {
   // Plain pointers and local sums: the byte-wide state flags may alias anything, and member
   // accesses in the loop would be reloaded after every store.
-  const double* T_j_die = T_junction.data();
+  double* T_j_die = T_junction.data();
   const std::uint32_t* die_of = gpu_die.data();
   const Die* die = dies.data();
   const double* T_case = T.data();
@@ -203,8 +204,10 @@ void ChipThermal::publishGpus(core::SiteState& state, std::size_t block, double 
     // record use; slowdown and shutdown act within milliseconds, so they see the junction at the
     // highest power of the step's sub-steps (a 5 s step would otherwise average a compute phase
     // with a communication phase and throttle late).
-    T_view[gpu] = T_j_die[d];
-    T_state[gpu] = T_j_die[d];
+    const double T_j_mean = T_case[d] + P_die[d] * R_jc_die[d];
+    T_j_die[d] = T_j_mean;
+    T_view[gpu] = T_j_mean;
+    T_state[gpu] = T_j_mean;
     const double P_peak = std::max(P_step_max[gpu], P_die[d]);
     const double T_j = T_case[d] + P_peak * R_jc_die[d];
     const double T_j_before = T_peak[gpu];
