@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "racktwin/core/Error.hpp"
+#include "racktwin/core/ThreadPool.hpp"
 
 namespace racktwin::core {
 namespace {
@@ -63,7 +64,6 @@ struct Program {
   std::size_t hottest_width = 0;
   std::size_t hottest_index = kNone;  // output offset of the indices
   std::size_t in_width = 0, out_width = 0;
-  std::size_t largest_level = 0;  // most entities of one level map (scratch size)
   std::vector<std::pair<std::string, std::vector<std::string>>> entity_lists;
 
   std::size_t add(ChannelInfo channel) {
@@ -236,7 +236,6 @@ Program compile(const DetailPlan& plan, const std::vector<ChannelInfo>& channels
                    + ".max (the first on a tie)" + each + channel.description,
                "1");
       p.reduces.push_back(reduce);
-      p.largest_level = std::max(p.largest_level, level.ids.size());
     }
     if (plan.hottest > 0 && channel.group == plan.hottest_group) {
       hottest_channels.push_back({in, &channel});
@@ -299,10 +298,17 @@ Program compile(const DetailPlan& plan, const std::vector<ChannelInfo>& channels
 struct DetailSink::Impl {
   Program program;
   std::vector<double> out;
-  std::vector<double> sum, max;
-  std::vector<std::uint32_t> argmax;
+  // Per reduction, its level's running sums, maxima and their columns (each task its own).
+  struct Scratch {
+    std::vector<double> sum, max;
+    std::vector<std::uint32_t> argmax;
+  };
+  std::vector<Scratch> scratch;
   std::vector<std::uint32_t> order;  // hottest ranking scratch
   bool open = false;
+
+  void reduce(std::size_t k, const double* in);
+  void rankHottest(const double* in);
 };
 
 DetailSink::DetailSink(DetailPlan plan, RecorderSink& downstream)
@@ -320,14 +326,75 @@ void DetailSink::open(const RunMetadata& metadata, const std::vector<ChannelInfo
   Impl& m = *impl_;
   m.program = compile(plan_, channels);
   m.out.assign(m.program.out_width, 0.0);
-  m.sum.assign(m.program.largest_level, 0.0);
-  m.max.assign(m.program.largest_level, 0.0);
-  m.argmax.assign(m.program.largest_level, 0);
+  m.scratch.assign(m.program.reduces.size(), Impl::Scratch{});
+  for (std::size_t k = 0; k < m.program.reduces.size(); ++k) {
+    const std::size_t n = m.program.reduces[k].level->ids.size();
+    m.scratch[k].sum.assign(n, 0.0);
+    m.scratch[k].max.assign(n, 0.0);
+    m.scratch[k].argmax.assign(n, 0);
+  }
   m.order.resize(m.program.hottest_width);
   RunMetadata reduced = metadata;
   reduced.entity_lists = m.program.entity_lists;
   downstream_.open(reduced, m.program.channels);
   m.open = true;
+}
+
+void DetailSink::Impl::reduce(std::size_t k, const double* in) {
+  constexpr double kLowest = -std::numeric_limits<double>::infinity();
+  const Reduce& r = program.reduces[k];
+  Scratch& s = scratch[k];
+  const InsideGroup::LevelMap& level = *r.level;
+  const std::size_t n = level.ids.size();
+  std::fill_n(s.sum.begin(), n, 0.0);
+  std::fill_n(s.max.begin(), n, kLowest);
+  std::fill_n(s.argmax.begin(), n, 0U);
+  const double* values = in + r.in;
+  // Each entity's columns in column order, as one pass over the columns would take them: the
+  // same sums and the same first maximum, without a store and reload per column.
+  for (const InsideGroup::LevelMap::Run& run : level.runs) {
+    if (run.begin >= r.width) break;
+    const auto end = static_cast<std::uint32_t>(std::min<std::size_t>(run.end, r.width));
+    double sum = s.sum[run.entity], max = s.max[run.entity];
+    std::uint32_t argmax = s.argmax[run.entity];
+    for (std::uint32_t j = run.begin; j < end; ++j) {
+      const double v = values[j];
+      sum += v;
+      if (v > max) {
+        max = v;
+        argmax = j;
+      }
+    }
+    s.sum[run.entity] = sum;
+    s.max[run.entity] = max;
+    s.argmax[run.entity] = argmax;
+  }
+  double* o = out.data();
+  for (std::size_t e = 0; e < n; ++e) {
+    if (r.mean != kNone) o[r.mean + e] = s.sum[e] * level.inverse_count[e];
+    o[r.max + e] = s.max[e];
+    o[r.argmax + e] = static_cast<double>(s.argmax[e]);
+  }
+}
+
+void DetailSink::Impl::rankHottest(const double* in) {
+  const Program& p = program;
+  const double* rank = in + p.hottest_rank;
+  std::iota(order.begin(), order.end(), 0U);
+  // Highest first; equal values in site order, so the choice does not depend on the algorithm.
+  const auto hotter = [rank](std::uint32_t a, std::uint32_t b) {
+    return rank[a] > rank[b] || (rank[a] == rank[b] && a < b);
+  };
+  const auto nth = order.begin() + static_cast<std::ptrdiff_t>(p.hottest_count);
+  if (nth != order.end()) std::nth_element(order.begin(), nth, order.end(), hotter);
+  std::sort(order.begin(), nth, hotter);
+  double* o = out.data();
+  for (std::size_t k = 0; k < p.hottest_count; ++k)
+    o[p.hottest_index + k] = static_cast<double>(order[k]);
+  for (const HottestGather& h : p.hottest) {
+    for (std::size_t k = 0; k < p.hottest_count; ++k)
+      o[h.out + k] = in[h.in + order[k]];
+  }
 }
 
 void DetailSink::append(double time, std::span<const double> row) {
@@ -343,56 +410,16 @@ void DetailSink::append(double time, std::span<const double> row) {
     for (std::size_t k = 0; k < columns.size(); ++k)
       out[g.out + k] = in[g.in + columns[k]];
   }
-  constexpr double kLowest = -std::numeric_limits<double>::infinity();
-  for (const Reduce& r : p.reduces) {
-    const InsideGroup::LevelMap& level = *r.level;
-    const std::size_t n = level.ids.size();
-    std::fill_n(m.sum.begin(), n, 0.0);
-    std::fill_n(m.max.begin(), n, kLowest);
-    std::fill_n(m.argmax.begin(), n, 0U);
-    const double* values = in + r.in;
-    // Each entity's columns in column order, as one pass over the columns would take them: the
-    // same sums and the same first maximum, without a store and reload per column.
-    for (const InsideGroup::LevelMap::Run& run : level.runs) {
-      if (run.begin >= r.width) break;
-      const auto end = static_cast<std::uint32_t>(std::min<std::size_t>(run.end, r.width));
-      double sum = m.sum[run.entity], max = m.max[run.entity];
-      std::uint32_t argmax = m.argmax[run.entity];
-      for (std::uint32_t j = run.begin; j < end; ++j) {
-        const double v = values[j];
-        sum += v;
-        if (v > max) {
-          max = v;
-          argmax = j;
-        }
-      }
-      m.sum[run.entity] = sum;
-      m.max[run.entity] = max;
-      m.argmax[run.entity] = argmax;
+  // The reductions and the hottest ranking, each a task that writes only its own outputs.
+  const std::size_t reduces = p.reduces.size();
+  const bool hottest = p.hottest_index != kNone;
+  forEachTask(pool_, reduces + (hottest ? 1 : 0), [&](std::size_t k) {
+    if (k < reduces) {
+      m.reduce(k, in);
+    } else {
+      m.rankHottest(in);
     }
-    for (std::size_t e = 0; e < n; ++e) {
-      if (r.mean != kNone) out[r.mean + e] = m.sum[e] * level.inverse_count[e];
-      out[r.max + e] = m.max[e];
-      out[r.argmax + e] = static_cast<double>(m.argmax[e]);
-    }
-  }
-  if (p.hottest_index != kNone) {
-    const double* rank = in + p.hottest_rank;
-    std::iota(m.order.begin(), m.order.end(), 0U);
-    // Highest first; equal values in site order, so the choice does not depend on the algorithm.
-    const auto hotter = [rank](std::uint32_t a, std::uint32_t b) {
-      return rank[a] > rank[b] || (rank[a] == rank[b] && a < b);
-    };
-    const auto nth = m.order.begin() + static_cast<std::ptrdiff_t>(p.hottest_count);
-    if (nth != m.order.end()) std::nth_element(m.order.begin(), nth, m.order.end(), hotter);
-    std::sort(m.order.begin(), nth, hotter);
-    for (std::size_t k = 0; k < p.hottest_count; ++k)
-      out[p.hottest_index + k] = static_cast<double>(m.order[k]);
-    for (const HottestGather& h : p.hottest) {
-      for (std::size_t k = 0; k < p.hottest_count; ++k)
-        out[h.out + k] = in[h.in + m.order[k]];
-    }
-  }
+  });
   downstream_.append(time, m.out);
 }
 

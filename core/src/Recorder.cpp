@@ -101,8 +101,10 @@ void Recorder::open(const RunMetadata& metadata) {
   substep_pieces_ = cut(substep_spans_);
   row_.assign(width, 0.0);
   sum_.assign(width, 0.0);
-  for (RecorderSink* sink : sinks_)
+  for (RecorderSink* sink : sinks_) {
+    sink->useThreads(pool_);
     sink->open(metadata, channels_);
+  }
   open_ = true;
   next_ = 0.0;
   samples_ = 0;

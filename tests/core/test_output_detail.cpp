@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "racktwin/core/OutputDetail.hpp"
+#include "racktwin/core/ThreadPool.hpp"
 
 using namespace racktwin::core;
 
@@ -242,4 +243,60 @@ TEST_CASE("detail sink: no rack kept drops the per-GPU channels", "[output_detai
     CHECK(predicted.channels[c].name == memory.channels[c].name);
     CHECK(predicted.channels[c].width() == memory.channels[c].width());
   }
+}
+
+TEST_CASE("detail sink: the reductions on threads give the records of one thread",
+          "[output_detail]") {
+  // A wider site than above (200 racks of 8 to 15 GPUs in 25 rows), so the reductions and the
+  // ranking are many tasks; with ties, NaN-free random rows. Records on 3 threads must be those
+  // of the sink without a pool, to the bit, and the downstream sink is given the pool too.
+  std::vector<std::string> racks, rows, gpu_ids;
+  std::vector<std::uint32_t> rack_index, row_of_rack;
+  for (std::uint32_t r = 0; r < 200; ++r) {
+    racks.push_back("row" + std::to_string(r / 8) + "/rack" + std::to_string(r % 8));
+    rack_index.push_back(r);
+    row_of_rack.push_back(r / 8);
+    for (std::uint32_t g = 0; g < 8 + r % 8; ++g)
+      gpu_ids.push_back(racks.back() + "/gpu" + std::to_string(g));
+  }
+  for (std::uint32_t w = 0; w < 25; ++w)
+    rows.push_back("row" + std::to_string(w));
+  const std::vector<ChannelInfo> in = {
+      {"gpu", "T_junction", "K", "junction", gpu_ids, Aggregation::Sample},
+      {"gpu", "P", "W", "power", gpu_ids, Aggregation::Mean},
+      {"rack", "P_ac", "W", "rack power", racks, Aggregation::Mean},
+      {"gpu", "T_junction_max", "K", "junction max", gpu_ids, Aggregation::Max},
+  };
+  DetailPlan plan;
+  plan.rack_ids = racks;
+  plan.levels.push_back({"rack", racks, rack_index});
+  plan.levels.push_back({"row", rows, row_of_rack});
+  plan.hottest = 50;
+
+  struct PoolSink : MemorySink {
+    void useThreads(ThreadPool* p) override { pool = p; }
+    ThreadPool* pool = nullptr;
+  };
+  PoolSink one, three;
+  DetailSink serial(plan, one), threaded(plan, three);
+  ThreadPool pool(3);
+  threaded.useThreads(&pool);
+  CHECK(three.pool == &pool);
+  serial.open(RunMetadata{}, in);
+  threaded.open(RunMetadata{}, in);
+  std::size_t width = 0;
+  for (const ChannelInfo& c : in)
+    width += c.width();
+  std::mt19937_64 random(11);
+  std::uniform_int_distribution<int> level(0, 40);  // few distinct values: many ties
+  for (int record = 0; record < 30; ++record) {
+    std::vector<double> row(width);
+    for (double& v : row)
+      v = 300.0 + 0.5 * level(random);
+    serial.append(record, row);
+    threaded.append(record, row);
+  }
+  REQUIRE(one.rows.size() == 30);
+  CHECK(one.rows == three.rows);
+  CHECK(one.channels.size() == three.channels.size());
 }

@@ -62,6 +62,12 @@ class DetailSink final : public RecorderSink {
   void append(double time, std::span<const double> row) override;
   void close(bool complete, std::string_view summary_json) override;
   void flush() override;
+  /// The reductions of a record (per rack, row and hall, and the hottest ranking) run side by
+  /// side on the pool; each writes its own outputs, so the record is the same on any threads.
+  void useThreads(ThreadPool* pool) override {
+    pool_ = pool;
+    downstream_.useThreads(pool);
+  }
   /// Tables (design limits, headroom) pass through unchanged.
   void addTable(const ResultTable& table) override { downstream_.addTable(table); }
 
@@ -78,6 +84,7 @@ class DetailSink final : public RecorderSink {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   RecorderSink& downstream_;
+  ThreadPool* pool_ = nullptr;
 };
 
 }  // namespace racktwin::core

@@ -97,6 +97,10 @@ class RecorderSink {
   virtual void close(bool complete, std::string_view summary_json) = 0;
   /// Makes every row appended so far durable (a checkpoint follows). Default: nothing to do.
   virtual void flush() {}
+  /// The run's threads (null: one), given before open(), for a sink whose records take work
+  /// (reductions of a large site's rows); a sink that passes records on passes them on too.
+  /// Default: not used.
+  virtual void useThreads(ThreadPool* /*pool*/) {}
   /// A table to store beside the records (design limits, headroom); called before close().
   /// Default: not kept. A sink that passes records on to another must pass tables on too.
   virtual void addTable(const ResultTable& /*table*/) {}
