@@ -89,14 +89,14 @@ int main(int argc, char** argv) {
         "and initialisation %.3f s\n",
         best_loop, 1e6 * best_loop / steps, simulated / best_loop, best_setup);
     // Bytes a macro step moves at least, from the arrays each pass streams (8-byte values):
-    //  coolant cell: sweep 10 (p, T_old, s twice, f, alpha twice, gamma, C, T), audit 3;
+    //  coolant cell: sweep 6 (p, T_old, f, gamma, C, and T, in which s and alpha are formed),
+    //  audit 3;
     //  chip node: sweep 15, audit 10, junction 4, step power 3;
-    //  GPU: publish 10, executor's input scan 3, and per electrical sub-step its demand and
-    //  drawn power compared (2), with the energies flushed once (4).
-    const int substeps = site.simulation.substeps;
+    //  GPU: publish 10, executor's input scan 3, the energies flushed once (4); the sub-steps
+    //  compare no demands while their versions stand.
     const double bytes = 8.0
-                         * (13.0 * static_cast<double>(cells) + 32.0 * static_cast<double>(nodes)
-                            + (17.0 + 2.0 * substeps) * static_cast<double>(gpus));
+                         * (9.0 * static_cast<double>(cells) + 32.0 * static_cast<double>(nodes)
+                            + 17.0 * static_cast<double>(gpus));
     const double bandwidth = triadBandwidth(threads);
     std::printf("thermal network: %zu coolant cells, %zu chip nodes, %zu coolant loops\n", cells,
                 nodes, loops);
