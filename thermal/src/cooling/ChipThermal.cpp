@@ -91,21 +91,39 @@ void ChipThermal::resetMetrics() {
   throttled_gpu_seconds_ = 0.0;
 }
 
+namespace {
+/// The chips of block `block` of `blocks`: GPUs 4,096 a block (the blocks' results are theirs),
+/// CPUs and switches in equal shares of the blocks, so that every block (and every thread's
+/// share of them) carries as much of each kind.
+struct BlockChips {
+  std::size_t begin, end;
+};
+BlockChips shareOf(std::size_t count, std::size_t block, std::size_t blocks) {
+  return {count * block / blocks, count * (block + 1) / blocks};
+}
+}  // namespace
+
+std::size_t ChipThermal::blockCount() const noexcept {
+  const std::size_t count = std::max({gpu_die.size(), cpu_die.size(), switch_die.size()});
+  return (count + kChipBlock - 1) / kChipBlock;
+}
+
 void ChipThermal::takeStepPower(const core::SiteState& state, double dt) {
   // Heat of the step: the fast models' energies averaged over the macro step, block by block.
+  const std::size_t blocks = blockCount();
   const auto stepPower = [&](const std::vector<std::uint32_t>& die_of, const std::vector<double>& E,
-                             std::size_t block) {
-    const std::size_t end = std::min(die_of.size(), (block + 1) * kChipBlock);
-    for (std::size_t chip = block * kChipBlock; chip < end; ++chip) {
+                             BlockChips chips) {
+    for (std::size_t chip = chips.begin; chip < chips.end; ++chip) {
       if (die_of[chip] != kNoDie) P[die_of[chip]] = E[chip] / dt;
     }
   };
-  forEachBlock(std::max({gpu_die.size(), cpu_die.size(), switch_die.size()}),
-               [&](std::size_t block) {
-                 stepPower(gpu_die, state.gpu_E_step, block);
-                 stepPower(cpu_die, state.cpu_E_step, block);
-                 stepPower(switch_die, state.switch_E_step, block);
-               });
+  forEachBlock(blocks, [&](std::size_t block) {
+    stepPower(gpu_die, state.gpu_E_step,
+              {std::min(gpu_die.size(), block * kChipBlock),
+               std::min(gpu_die.size(), (block + 1) * kChipBlock)});
+    stepPower(cpu_die, state.cpu_E_step, shareOf(cpu_die.size(), block, blocks));
+    stepPower(switch_die, state.switch_E_step, shareOf(switch_die.size(), block, blocks));
+  });
 }
 
 namespace {
@@ -126,23 +144,23 @@ void ChipThermal::publish(core::SiteState& state, double now, double dt, bool al
   // are kept per GPU and summed in GPU order, so the sums do not depend on the blocks or the
   // threads.
   const double t_begin = now - dt;
-  forEachBlock(std::max({gpu_die.size(), cpu_die.size(), switch_die.size()}),
-               [&](std::size_t block) {
-                 publishGpus(state, block, t_begin, dt, all);
-                 const auto junction = [&](std::uint32_t d) {
-                   const double T_j = T[d] + P[d] * R_jc[d];
-                   T_junction[d] = T_j;
-                   return T_j;
-                 };
-                 const std::size_t c_end = std::min(cpu_die.size(), (block + 1) * kChipBlock);
-                 for (std::size_t c = block * kChipBlock; c < c_end; ++c) {
-                   if (cpu_die[c] != kNoDie) cpu_T_j[c] = junction(cpu_die[c]);
-                 }
-                 const std::size_t w_end = std::min(switch_die.size(), (block + 1) * kChipBlock);
-                 for (std::size_t w = block * kChipBlock; w < w_end; ++w) {
-                   if (switch_die[w] != kNoDie) switch_T_j[w] = junction(switch_die[w]);
-                 }
-               });
+  const std::size_t blocks = blockCount();
+  forEachBlock(blocks, [&](std::size_t block) {
+    publishGpus(state, block, t_begin, dt, all);
+    const auto junction = [&](std::uint32_t d) {
+      const double T_j = T[d] + P[d] * R_jc[d];
+      T_junction[d] = T_j;
+      return T_j;
+    };
+    const BlockChips cpus = shareOf(cpu_die.size(), block, blocks);
+    for (std::size_t c = cpus.begin; c < cpus.end; ++c) {
+      if (cpu_die[c] != kNoDie) cpu_T_j[c] = junction(cpu_die[c]);
+    }
+    const BlockChips switches = shareOf(switch_die.size(), block, blocks);
+    for (std::size_t w = switches.begin; w < switches.end; ++w) {
+      if (switch_die[w] != kNoDie) switch_T_j[w] = junction(switch_die[w]);
+    }
+  });
   double T_max = max_gpu_T_;
   std::size_t throttled_count = 0;
   double first_throttle = kNever;     // earliest located slowdown start of this step
@@ -247,8 +265,8 @@ void ChipThermal::publishGpus(core::SiteState& state, std::size_t block, double 
 }
 
 template <class Body>
-void ChipThermal::forEachBlock(std::size_t count, Body&& body) {
-  core::forEachTask(pool_, (count + kChipBlock - 1) / kChipBlock, body);
+void ChipThermal::forEachBlock(std::size_t blocks, Body&& body) {
+  core::forEachTask(pool_, blocks, body);
 }
 
 void ChipThermal::noteFault(double time, const core::SiteState& state) {

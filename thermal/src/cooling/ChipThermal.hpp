@@ -116,7 +116,10 @@ class ChipThermal {
     bool crossings = false;
   };
   template <class Body>
-  void forEachBlock(std::size_t count, Body&& body);
+  /// body(block) for each of `blocks` blocks, on the pool.
+  void forEachBlock(std::size_t blocks, Body&& body);
+  /// Blocks of kChipBlock of the most numerous kind of chip.
+  std::size_t blockCount() const noexcept;
   void publishGpus(core::SiteState& state, std::size_t block, double t_begin, double dt, bool all);
   std::vector<BlockResult> blocks_;
   std::vector<double> correction_;      // GPU-s of a located crossing in this step, per GPU
