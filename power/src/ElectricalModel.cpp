@@ -451,8 +451,11 @@ void ElectricalModel::publishGpuMeans(const core::SiteState& state, double dt) {
   const double inv = 1.0 / elapsed;
   const double* E = state.gpu_E_step.data();
   double* P = gpu_P_step_mean_.data();
-  for (std::size_t g = 0; g < gpu_P_step_mean_.size(); ++g)
-    P[g] = E[g] * inv;
+  // Rack by rack on the pool, as the racks flushed their energies.
+  core::forEachItem(pool_, layout_.rack_count, kRackBlock, [&](std::size_t r) {
+    for (std::size_t g = layout_.rack_gpu_begin[r]; g < layout_.rack_gpu_begin[r + 1]; ++g)
+      P[g] = E[g] * inv;
+  });
 }
 
 double ElectricalModel::bookFabric(double dt, core::SiteState& state) {
