@@ -47,6 +47,9 @@ PsuEfficiency::PsuEfficiency(const core::EfficiencyCurve& curve, double P_rated,
     P_.push_back(P_out);
     loss_.push_back(P_out * (1.0 / eta - 1.0));
   }
+  slope_.reserve(n - 1);
+  for (std::size_t i = 0; i + 1 < n; ++i)
+    slope_.push_back((loss_[i + 1] - loss_[i]) / (P_[i + 1] - P_[i]));
   // The loss is piecewise linear, so it is non-negative on [0, 1.2 rated] when it is at the table
   // points (true by construction, eta <= 1) and at the two ends of the extrapolations.
   for (const double P_check : {0.0, 1.2 * P_rated}) {
@@ -68,8 +71,7 @@ double PsuEfficiency::loss(double P_out) const noexcept {
   std::size_t i = 0;
   while (i < last && P >= P_[i + 1])
     ++i;
-  const double slope = (loss_[i + 1] - loss_[i]) / (P_[i + 1] - P_[i]);
-  return loss_[i] + slope * (P - P_[i]);
+  return loss_[i] + slope_[i] * (P - P_[i]);
 }
 
 double PsuEfficiency::efficiency(double P_out) const noexcept {

@@ -40,6 +40,9 @@ class PsuEfficiency {
   double P_rated_;
   std::vector<double> P_;     // W, table outputs, ascending
   std::vector<double> loss_;  // W, table losses
+  // Per segment i (points i and i + 1): (loss_[i + 1] - loss_[i]) / (P_[i + 1] - P_[i]), divided
+  // once here rather than at every call (the same quotient, so the same losses).
+  std::vector<double> slope_;
 };
 
 }  // namespace racktwin::power
