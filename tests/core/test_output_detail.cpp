@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "MemorySink.hpp"
 #include "racktwin/core/OutputDetail.hpp"
 #include "racktwin/core/ThreadPool.hpp"
 
@@ -17,22 +18,7 @@ using namespace racktwin::core;
 
 namespace {
 
-struct MemorySink : RecorderSink {
-  void open(const RunMetadata& metadata_, const std::vector<ChannelInfo>& channels_) override {
-    metadata = metadata_;
-    channels = channels_;
-  }
-  void append(double t, std::span<const double> row) override {
-    times.push_back(t);
-    rows.push_back({row.begin(), row.end()});
-  }
-  void close(bool complete_, std::string_view) override { complete = complete_; }
-  RunMetadata metadata;
-  std::vector<ChannelInfo> channels;
-  std::vector<double> times;
-  std::vector<std::vector<double>> rows;
-  bool complete = false;
-};
+using racktwin::test::MemorySink;
 
 /// Offset of a channel of the sink's row; throws (fails the test) when absent.
 std::size_t offsetOf(const std::vector<ChannelInfo>& channels, const std::string& group,

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "Gb300TestSite.hpp"
+#include "MemorySink.hpp"
 #include "racktwin/core/Recorder.hpp"
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/core/Summary.hpp"
@@ -57,19 +58,6 @@ double rackDemand(const core::SiteLayout& l, const core::SiteState& s, std::size
   }
   return P;
 }
-
-class CaptureSink final : public core::RecorderSink {
- public:
-  void open(const core::RunMetadata&, const std::vector<core::ChannelInfo>& channels) override {
-    channels_ = channels;
-  }
-  void append(double, std::span<const double> row) override {
-    rows.emplace_back(row.begin(), row.end());
-  }
-  void close(bool, std::string_view) override {}
-  std::vector<core::ChannelInfo> channels_;
-  std::vector<std::vector<double>> rows;
-};
 
 }  // namespace
 
@@ -236,7 +224,7 @@ TEST_CASE("Electrical model channels read the current values and the summary rep
           "[power]") {
   Bench b(2);
   core::Recorder recorder(1.0);
-  CaptureSink sink;
+  test::MemorySink sink;
   b.model.declareChannels(recorder);
   recorder.addSink(sink);
   recorder.open(core::RunMetadata{});
@@ -250,14 +238,14 @@ TEST_CASE("Electrical model channels read the current values and the summary rep
   const std::vector<std::string> names = {"rack/P_ac",       "rack/P_ac_mean",      "rack/P_dc",
                                           "rack/P_psu_loss", "rack/psu_efficiency", "gpu/P",
                                           "site/P_it",       "site/P_it_mean"};
-  REQUIRE(sink.channels_.size() == names.size());
+  REQUIRE(sink.channels.size() == names.size());
   for (std::size_t i = 0; i < names.size(); ++i) {
-    CHECK(sink.channels_[i].group + "/" + sink.channels_[i].name == names[i]);
+    CHECK(sink.channels[i].group + "/" + sink.channels[i].name == names[i]);
   }
-  CHECK(sink.channels_[0].width() == 2);
-  CHECK(sink.channels_[5].width() == 144);
-  CHECK(sink.channels_[5].entity_ids[73] == b.layout.gpu_ids[73]);
-  CHECK(sink.channels_[6].entity_ids.empty());
+  CHECK(sink.channels[0].width() == 2);
+  CHECK(sink.channels[5].width() == 144);
+  CHECK(sink.channels[5].entity_ids[73] == b.layout.gpu_ids[73]);
+  CHECK(sink.channels[6].entity_ids.empty());
   const std::vector<double>& row = sink.rows[0];
   CHECK(row[0] == b.state.rack_P_ac[0]);
   CHECK(row[1] == b.state.rack_P_ac[1]);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "Gb300TestSite.hpp"
+#include "MemorySink.hpp"
 #include "racktwin/core/Recorder.hpp"
 #include "racktwin/core/SiteState.hpp"
 #include "racktwin/core/Summary.hpp"
@@ -440,17 +441,7 @@ TEST_CASE("The recorded GPU demand is the time-weighted mean of its sub-steps' d
   s.gpu_T_junction.assign(r.layout.gpu_count, 340.0);
 
   core::Recorder recorder(2.0);
-  struct Capture final : core::RecorderSink {
-    void open(const core::RunMetadata&, const std::vector<core::ChannelInfo>& c) override {
-      channels = c;
-    }
-    void append(double, std::span<const double> row) override {
-      rows.emplace_back(row.begin(), row.end());
-    }
-    void close(bool, std::string_view) override {}
-    std::vector<core::ChannelInfo> channels;
-    std::vector<std::vector<double>> rows;
-  } sink;
+  test::MemorySink sink;
   r.executor.declareChannels(recorder);
   recorder.addSink(sink);
   recorder.open(core::RunMetadata{});
