@@ -71,17 +71,12 @@ void checkOutputTarget(const fs::path& target, const char* option,
 }
 
 void writeFileAtomically(const fs::path& path, const std::string& text) {
-  writeFileAtomically(path, {std::string_view(text)});
-}
-
-void writeFileAtomically(const fs::path& path, std::initializer_list<std::string_view> pieces) {
   fs::path temporary = path;
   temporary += ".partial";
   {
     errno = 0;
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    for (const std::string_view piece : pieces)
-      out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+    out << text;
     out.flush();
     if (!out) {
       // The stream keeps no reason; the failed write(2) left it in errno (ENOSPC, EACCES, ...).
@@ -113,7 +108,10 @@ void writeFileRotating(const fs::path& path, std::initializer_list<std::string_v
   };
   // Not truncated: the pages the file holds are written over. Never through a symbolic link.
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) fail("cannot write " + path.string(), errno);
+  if (fd < 0) {
+    // Not opened: whatever stands at that name (a link put there meanwhile) is left alone.
+    throw core::RuntimeError("cannot write " + path.string() + ": " + std::strerror(errno));
+  }
   off_t offset = 0;
   int reason = 0;
   for (const std::string_view piece : pieces) {

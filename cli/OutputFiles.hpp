@@ -19,12 +19,10 @@ void checkOutputTarget(const std::filesystem::path& target, const char* option,
 /// Writes `text` to `<path>.partial` and renames it to `path`: a reader never sees half a file
 /// and a write that fails leaves a previous file in place. Throws core::RuntimeError.
 void writeFileAtomically(const std::filesystem::path& path, const std::string& text);
-/// The same for a file made of `pieces` one after the other (no joined copy of them is made).
-void writeFileAtomically(const std::filesystem::path& path,
-                         std::initializer_list<std::string_view> pieces);
 
-/// The same guarantee for a large file that is replaced again and again (a run's checkpoints):
-/// the new file is written over `<path>.partial` in place and exchanged with `path` in one step
+/// The same guarantee for a large file made of `pieces` (written one after the other, never
+/// joined in memory) that is replaced again and again (a run's checkpoints): the new file is
+/// written over `<path>.partial` in place and exchanged with `path` in one step
 /// (renameat2 RENAME_EXCHANGE), so `<path>.partial` then holds the file it replaced and the next
 /// write reuses its pages instead of taking fresh ones (on a virtual machine whose host takes
 /// freed memory back, fresh pages made a 140 MB write some 30 times slower). A file system

@@ -445,12 +445,11 @@ void WorkloadExecutor::useThreads(ThreadPool& pool) {
 
 void WorkloadExecutor::writeDemands(SiteState& state, double dt, bool publish) noexcept {
   // A rack's demands depend on its own loads and inputs only: blocks of racks side by side.
-  const double elapsed = state.time + dt - state.step_start;
   forEachItem(pool_, layout_.rack_count, kRackBlock, [&](std::size_t r) {
     writeRack(r, state);
     rack_demand_held_[r] += dt;
     rack_demand_time_[r] += dt;
-    if (publish) publishRackDemandMean(r, elapsed);
+    if (publish) publishRackDemandMean(r);
   });
 }
 
@@ -466,12 +465,14 @@ void WorkloadExecutor::flushRackDemand(std::size_t r) noexcept {
     E[g] += P[g] * held;
 }
 
-void WorkloadExecutor::publishRackDemandMean(std::size_t r, double elapsed) noexcept {
+void WorkloadExecutor::publishRackDemandMean(std::size_t r) noexcept {
   const std::size_t g0 = layout_.rack_gpu_begin[r], g1 = layout_.rack_gpu_begin[r + 1];
   const double* P = gpu_P_demand_.data();
   double* mean = gpu_P_demand_mean_.data();
-  if (rack_demand_changed_[r] == 0 || !(elapsed > 0.0)) {
-    // Held all the step (or an instant): the mean is the demand, with its bits.
+  if (rack_demand_changed_[r] == 0) {
+    // Held all the step (or the initial instant, when nothing was held): the mean is the
+    // demand, with its bits. A change was booked only after a time held, so the step's time is
+    // positive below.
     std::copy(P + g0, P + g1, mean + g0);
   } else {
     // Over the rack's own sum of its sub-steps, so the held parts and the whole agree.

@@ -216,8 +216,8 @@ class WorkloadExecutor final : public Model {
   void writeRack(std::size_t r, SiteState& state) noexcept;
   /// Books the energy of rack r's demands for the time they were held, before they change.
   void flushRackDemand(std::size_t r) noexcept;
-  /// The mean demand of rack r's GPUs over the macro step of `elapsed` seconds.
-  void publishRackDemandMean(std::size_t r, double elapsed) noexcept;
+  /// The mean demand of rack r's GPUs over the macro step's sub-steps so far; starts the next.
+  void publishRackDemandMean(std::size_t r) noexcept;
   static constexpr std::size_t kRackBlock = 32;  // racks per task (fixed: results per rack)
   ThreadPool* pool_ = nullptr;
 
