@@ -156,3 +156,37 @@ TEST_CASE("A string length a damaged file declares beyond what it can hold is re
     CHECK(message.find("the file is damaged") != std::string::npos);
   }
 }
+
+// A result without `text_checksum` is read as one from another writer (docs/ARCHITECTURE.md,
+// HDF5), so damage must not be able to take the attribute away unnoticed. Its name is stored in
+// the root group's object header, which the 1.8 file format checksums: a flipped bit in any of
+// its characters makes the file refused, never read as one without the checksum.
+TEST_CASE("A flipped bit in the name of the text checksum makes the file refused",
+          "[integration][damaged]") {
+#if defined(__SANITIZE_ADDRESS__)
+  __lsan_disable();
+#endif
+  const std::string dir =
+      racktwin::test::scratchDirectory("damaged-name-" + std::to_string(getpid()));
+  const std::string original = dir + "/original.h5";
+  REQUIRE(runProgram(std::string(RACKTWIN_CLI)
+                     + " run scenarios/nvl72-rack.yaml --duration 30 -q -o " + original)
+              .exit_code
+          == 0);
+  std::ifstream in(original, std::ios::binary);
+  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::string name = "text_checksum";
+  const std::size_t at = bytes.find(name);
+  REQUIRE(at != std::string::npos);
+  REQUIRE(bytes.find(name, at + 1) == std::string::npos);  // stored once
+  for (std::size_t k = 0; k < name.size(); ++k) {
+    std::string copy = bytes;
+    copy[at + k] = static_cast<char>(copy[at + k] ^ (1 << (k % 8)));
+    const std::string variant = dir + "/n" + std::to_string(k) + ".h5";
+    std::ofstream(variant, std::ios::binary | std::ios::trunc) << copy;
+    INFO("character " << k << " of the name, bit " << k % 8);
+    CHECK_THROWS_AS(core::readResultInfo(variant), core::InputError);
+    fs::remove(variant);
+  }
+  fs::remove(original);
+}
