@@ -211,7 +211,7 @@ bool Engine::step() {
   }
   const std::uint64_t n = plannedFineSteps();
   const double dt = n == 1 ? simulation_.step : static_cast<double>(n) * simulation_.step;
-  state_.clearStepAccumulators();
+  state_.clearStepAccumulators(pool_);
   state_.step_start = time_;
 
   // Fast models: sub-steps of equal length; times computed, not accumulated, to avoid drift.

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "racktwin/core/StateArchive.hpp"
+#include "racktwin/core/ThreadPool.hpp"
 
 namespace racktwin::core {
 namespace {
@@ -80,11 +81,16 @@ void SiteState::resize(const SiteLayout& layout, double T_initial) {
   }
 }
 
-void SiteState::clearStepAccumulators() {
-  for (auto* v : {&gpu_E_step, &gpu_P_step_max, &cpu_E_step, &switch_E_step, &rack_air_E_step,
-                  &rack_ac_E_step}) {
-    std::fill(v->begin(), v->end(), 0.0);
-  }
+void SiteState::clearStepAccumulators(ThreadPool* pool) {
+  const std::size_t shares = pool != nullptr ? pool->size() : 1;
+  forEachTask(pool, shares, [&](std::size_t share) {
+    for (auto* v : {&gpu_E_step, &gpu_P_step_max, &cpu_E_step, &switch_E_step, &rack_air_E_step,
+                    &rack_ac_E_step}) {
+      const std::size_t n = v->size();
+      std::fill(v->begin() + static_cast<std::ptrdiff_t>(n * share / shares),
+                v->begin() + static_cast<std::ptrdiff_t>(n * (share + 1) / shares), 0.0);
+    }
+  });
   hall_air_E_step = 0.0;
 }
 

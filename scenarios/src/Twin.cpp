@@ -67,6 +67,7 @@ struct Twin::Impl {
     core::checkCouplingOwnership(engine.models());
     for (core::Model* model : engine.models())
       model->useThreads(pool);
+    engine.useThreads(pool.size() > 1 ? &pool : nullptr);
     for (const core::EventSpec& event : site.events)
       engine.schedule(event);
     for (core::Model* model : engine.models())

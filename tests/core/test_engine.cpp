@@ -9,6 +9,7 @@
 
 #include "racktwin/core/Engine.hpp"
 #include "racktwin/core/Recorder.hpp"
+#include "racktwin/core/ThreadPool.hpp"
 
 using namespace racktwin::core;
 
@@ -188,4 +189,29 @@ TEST_CASE("Fast-forward: whole fine steps up to max_step, never across records o
   CHECK(covered == 2400.0);
   CHECK(longest == 300.0);  // quiet before the event: the steps grew to max_step
   CHECK(engine.stepsTaken() < 2400 / 4);
+}
+
+// The step accumulators start every macro step at zero: each thread zeroes its share of every
+// array (lengths that do not divide among the threads), and nothing is left over.
+TEST_CASE("The step accumulators are zeroed in shares on threads, every element",
+          "[core][engine]") {
+  SiteState state;
+  const std::size_t lengths[] = {100003, 7, 1, 0, 64, 3};
+  std::vector<double>* arrays[] = {&state.gpu_E_step,      &state.gpu_P_step_max,
+                                   &state.cpu_E_step,      &state.switch_E_step,
+                                   &state.rack_air_E_step, &state.rack_ac_E_step};
+  for (const unsigned threads : {1u, 2u, 3u, 5u}) {
+    ThreadPool pool(threads);
+    for (std::size_t a = 0; a < std::size(arrays); ++a)
+      arrays[a]->assign(lengths[a], 1.5);
+    state.hall_air_E_step = 2.5;
+    state.clearStepAccumulators(threads > 1 ? &pool : nullptr);
+    for (std::size_t a = 0; a < std::size(arrays); ++a) {
+      INFO(threads << " threads, array " << a);
+      CHECK(arrays[a]->size() == lengths[a]);
+      CHECK(std::count(arrays[a]->begin(), arrays[a]->end(), 0.0)
+            == static_cast<std::ptrdiff_t>(lengths[a]));
+    }
+    CHECK(state.hall_air_E_step == 0.0);
+  }
 }

@@ -31,6 +31,7 @@ namespace racktwin::core {
 
 class Recorder;
 class StateArchive;
+class ThreadPool;
 
 class Engine {
  public:
@@ -39,6 +40,9 @@ class Engine {
   void addFastModel(Model& model);
   void addSlowModel(Model& model);
   void setRecorder(Recorder* recorder) { recorder_ = recorder; }
+  /// The engine's own per-step work (zeroing the step accumulators) on these threads; the models
+  /// get the pool from their owner (Model::useThreads). Null: on the caller.
+  void useThreads(ThreadPool* pool) noexcept { pool_ = pool; }
   /// Queues an event; events may be added before or during the run.
   void schedule(const EventSpec& event);
 
@@ -94,6 +98,7 @@ class Engine {
   std::vector<Model*> slow_;
   std::vector<Model*> all_;
   Recorder* recorder_ = nullptr;
+  ThreadPool* pool_ = nullptr;
   struct Queued {
     EventSpec event;
     std::size_t sequence;

@@ -15,6 +15,7 @@
 namespace racktwin::core {
 
 class StateArchive;
+class ThreadPool;
 
 struct SiteLayout {
   std::size_t rack_count = 0;
@@ -85,8 +86,11 @@ struct SiteState {
 
   /// Sizes every array for the layout and fills neutral values (T = T_initial, speed 1).
   void resize(const SiteLayout& layout, double T_initial);
-  /// Zeroes the *_E_step accumulators; the engine calls it at the start of every macro step.
-  void clearStepAccumulators();
+  /// Zeroes the *_E_step accumulators; the engine calls it at the start of every macro step. With
+  /// a pool, each thread zeroes its own share of each array: the share of the racks whose sums it
+  /// adds first in the sub-steps (ThreadPool gives a thread its share of a pass first), so they
+  /// are in its cache then. Zero is zero whoever writes it: no result depends on the split.
+  void clearStepAccumulators(ThreadPool* pool = nullptr);
   /// Saves or restores every field (StateArchive.hpp); sizes must match the layout's.
   void visitState(StateArchive& archive);
 };
