@@ -99,6 +99,7 @@ void Recorder::open(const RunMetadata& metadata) {
   }
   mean_pieces_ = cut(mean_spans_);
   substep_pieces_ = cut(substep_spans_);
+  max_pieces_ = cut(max_spans_);
   row_.assign(width, 0.0);
   sum_.assign(width, 0.0);
   for (RecorderSink* sink : sinks_) {
@@ -186,14 +187,22 @@ void Recorder::sample(double t) {
       substep_time_ += dt;
     }
     double* row = row_.data();
-    for (const Span& span : max_spans_) {
+    const bool fresh = max_fresh_;
+    const auto takeMax = [row, fresh](const Span& span) {
       double* out = row + span.offset;
-      if (max_fresh_) {
+      if (fresh) {
         std::copy_n(span.source, span.count, out);
       } else {
         for (std::size_t i = 0; i < span.count; ++i)
           out[i] = std::max(out[i], span.source[i]);
       }
+    };
+    // A wide row of maxima (per-GPU peaks of a large site) in pieces on the run's threads.
+    if (pool_ != nullptr && !max_pieces_.empty()) {
+      forEachTask(pool_, max_pieces_.size(), [&](std::size_t k) { takeMax(max_pieces_[k]); });
+    } else {
+      for (const Span& span : max_spans_)
+        takeMax(span);
     }
     max_fresh_ = false;
   }

@@ -158,18 +158,22 @@ TEST_CASE("A maximum covers only its own interval, an aborted run gets no partia
 }
 
 // A site's per-GPU channels make rows of some 10^5 values, integrated every sub-step: on the
-// run's threads in pieces (Recorder::useThreads). Element by element, so the records are the
-// same bits as on one thread, and each column's record is its sub-step mean.
+// run's threads in pieces (Recorder::useThreads), and the per-GPU peaks are maxima taken every
+// step. Element by element, so the records are the same bits as on one thread, each column's
+// record is its sub-step mean or its interval's maximum.
 TEST_CASE("A wide row integrated on threads gives the records of one thread", "[core][recorder]") {
-  const std::size_t n_substep = 100003, n_mean = 70001;  // not multiples of the piece width
-  std::vector<std::string> ids_a(n_substep, "x"), ids_b(n_mean, "y");
-  std::vector<double> P(n_substep), Q(n_mean);
+  // Not multiples of the piece width.
+  const std::size_t n_substep = 100003, n_mean = 70001, n_max = 80001;
+  std::vector<std::string> ids_a(n_substep, "x"), ids_b(n_mean, "y"), ids_c(n_max, "z");
+  std::vector<double> P(n_substep), Q(n_mean), M(n_max);
   ThreadPool pool(3);
   std::vector<std::vector<std::vector<double>>> rows(2);
   for (int threaded = 0; threaded < 2; ++threaded) {
     Recorder recorder(1.0);
     recorder.add({"gpu", "P", "W", "rate", ids_a, Aggregation::SubstepMean}, P.data());
     recorder.add({"gpu", "Q", "W", "rate", ids_b, Aggregation::Mean}, Q.data());
+    // A sample and its maximum since the last record (a sibling channel after the declared ones).
+    recorder.add({"gpu", "M", "K", "peak", ids_c, Aggregation::SampleAndMax}, M.data());
     if (threaded == 1) recorder.useThreads(&pool);
     MemorySink sink;
     recorder.addSink(sink);
@@ -179,6 +183,10 @@ TEST_CASE("A wide row integrated on threads gives the records of one thread", "[
         P[j] = 1e-3 * static_cast<double>(j) + 0.37 * t;
       for (std::size_t j = 0; j < n_mean; ++j)
         Q[j] = 2e-3 * static_cast<double>(j) - 0.11 * t;
+      // Rising in every third column, falling in the others: the maximum is the interval's last
+      // sample in the first and its first in the others.
+      for (std::size_t j = 0; j < n_max; ++j)
+        M[j] = 1e-3 * static_cast<double>(j) + (j % 3 == 0 ? t : -t);
     };
     set(0.0);
     recorder.sample(0.0);
@@ -205,5 +213,13 @@ TEST_CASE("A wide row integrated on threads gives the records of one thread", "[
   for (const std::size_t j : {std::size_t{1}, n_mean - 1}) {
     CHECK(rows[1][1][n_substep + j]
           == Approx(2e-3 * static_cast<double>(j) - 0.11 * 0.75).epsilon(1e-12));
+  }
+  // M sampled at 0.5 and 1 s in the first interval, 1.5 and 2 s in the second; its maxima follow
+  // its samples.
+  const std::size_t m0 = n_substep + n_mean + n_max;
+  for (const std::size_t j : {std::size_t{0}, std::size_t{16385}, n_max - 2, n_max - 1}) {
+    const double base = 1e-3 * static_cast<double>(j);
+    CHECK(rows[1][1][m0 + j] == Approx(j % 3 == 0 ? base + 1.0 : base - 0.5).epsilon(1e-15));
+    CHECK(rows[1][2][m0 + j] == Approx(j % 3 == 0 ? base + 2.0 : base - 1.5).epsilon(1e-15));
   }
 }

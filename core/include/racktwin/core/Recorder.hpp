@@ -160,7 +160,7 @@ class Recorder {
   /// when there are both.
   void integrate(const std::vector<Span>& spans, const std::vector<Span>& pieces, double dt);
   /// The spans cut into pieces of at most kPieceWidth values: the tasks of a threaded
-  /// integration (empty when the row is too narrow for threads to pay).
+  /// integration or maxima (empty when the row is too narrow for threads to pay).
   static std::vector<Span> cut(const std::vector<Span>& spans);
   static constexpr std::size_t kPieceWidth = 16384;
   static constexpr std::size_t kThreadedWidth = 65536;  // narrower: integrated on the caller
@@ -174,7 +174,8 @@ class Recorder {
   std::vector<double> row_;
   std::vector<double> sum_;  // time-weighted sums of the mean channels, row layout
   std::vector<Span> mean_spans_, substep_spans_, sample_spans_, max_spans_;
-  std::vector<Span> mean_pieces_, substep_pieces_;  // cut(): the threaded integration's tasks
+  // cut(): the tasks of the threaded integration and maxima
+  std::vector<Span> mean_pieces_, substep_pieces_, max_pieces_;
   ThreadPool* pool_ = nullptr;
   double mean_time_ = 0.0;     // s, macro-step time integrated into sum_ since the last record
   double substep_time_ = 0.0;  // s, sub-step time integrated since the last record
