@@ -70,6 +70,10 @@ void ChipThermal::finishBuild(const core::SiteLayout& layout) {
     v->assign(n_dies, 0.0);
   const std::size_t chips = std::max({layout.gpu_count, layout.cpu_count, layout.switch_count});
   blocks_.assign((chips + kChipBlock - 1) / kChipBlock, BlockResult{});
+  gpu_spec_.assign(layout.gpu_count, nullptr);
+  for (std::size_t gpu = 0; gpu < layout.gpu_count; ++gpu) {
+    if (gpu_die[gpu] != kNoDie) gpu_spec_[gpu] = dies[gpu_die[gpu]].spec;
+  }
   correction_.assign(layout.gpu_count, 0.0);
   crossing_.assign(layout.gpu_count, 0);
   gpu_T_j.assign(layout.gpu_count, 0.0);
@@ -198,7 +202,7 @@ void ChipThermal::publishGpus(core::SiteState& state, std::size_t block, double 
   // accesses in the loop would be reloaded after every store.
   double* T_j_die = T_junction.data();
   const std::uint32_t* die_of = gpu_die.data();
-  const Die* die = dies.data();
+  const core::ChipSpec* const* spec_of = gpu_spec_.data();
   const double* T_case = T.data();
   const double* P_die = P.data();
   const double* R_jc_die = R_jc.data();
@@ -217,7 +221,7 @@ void ChipThermal::publishGpus(core::SiteState& state, std::size_t block, double 
   for (std::size_t gpu = block * kChipBlock; gpu < n_gpus; ++gpu) {
     const std::uint32_t d = die_of[gpu];
     if (d == kNoDie) continue;
-    const core::ChipSpec& spec = *die[d].spec;
+    const core::ChipSpec& spec = *spec_of[gpu];
     // The step's mean junction (case + mean power x R_jc) is what the executor's leakage and the
     // record use; slowdown and shutdown act within milliseconds, so they see the junction at the
     // highest power of the step's sub-steps (a 5 s step would otherwise average a compute phase

@@ -122,6 +122,9 @@ class ChipThermal {
   std::size_t blockCount() const noexcept;
   void publishGpus(core::SiteState& state, std::size_t block, double t_begin, double dt, bool all);
   std::vector<BlockResult> blocks_;
+  // Each GPU's spec, in GPU order: publishGpus reads it for every GPU every step, and a gather
+  // through the dies (24 bytes each, in loop order) missed the cache on most of them.
+  std::vector<const core::ChipSpec*> gpu_spec_;
   std::vector<double> correction_;      // GPU-s of a located crossing in this step, per GPU
   std::vector<std::uint8_t> crossing_;  // 1 where correction_ holds one
   core::ThreadPool* pool_ = nullptr;
