@@ -7,9 +7,12 @@
 // number of records the result file held at the checkpoint, and the twin's state
 // (scenarios::Twin::saveState).
 //
-// Layout: a first line "RACKTWIN-STATE 1", a second line of JSON (the header below, with the
-// state's size and FNV-1a 64 checksum), then the state's bytes. A file cut short, with flipped
-// bytes or from another program version is refused with the file's name and what is wrong.
+// Layout: a first line "RACKTWIN-STATE 3", a second line of JSON (the header below, with the
+// state's size and its word-wise checksum, `state_checksum`), then the state's bytes. The number
+// rises whenever the state's layout changes (3: the chips' unused per-die junctions left it), so
+// a checkpoint of an older layout is refused instead of read into the wrong arrays. A file cut
+// short, with flipped bytes or from another program version is refused with the file's name and
+// what is wrong.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -66,7 +66,7 @@ void ChipThermal::finishBuild(const core::SiteLayout& layout) {
                                                                      : switch_die;
     of[dies[d].chip] = static_cast<std::uint32_t>(d);
   }
-  for (auto* v : {&T, &T_old, &alpha, &P, &R, &T_junction, &g, &inv, &store})
+  for (auto* v : {&T, &T_old, &alpha, &P, &R, &g, &inv, &store})
     v->assign(n_dies, 0.0);
   const std::size_t chips = std::max({layout.gpu_count, layout.cpu_count, layout.switch_count});
   blocks_.assign((chips + kChipBlock - 1) / kChipBlock, BlockResult{});
@@ -151,11 +151,7 @@ void ChipThermal::publish(core::SiteState& state, double now, double dt, bool al
   const std::size_t blocks = blockCount();
   forEachBlock(blocks, [&](std::size_t block) {
     publishGpus(state, block, t_begin, dt, all);
-    const auto junction = [&](std::uint32_t d) {
-      const double T_j = T[d] + P[d] * R_jc[d];
-      T_junction[d] = T_j;
-      return T_j;
-    };
+    const auto junction = [&](std::uint32_t d) { return T[d] + P[d] * R_jc[d]; };
     const BlockChips cpus = shareOf(cpu_die.size(), block, blocks);
     for (std::size_t c = cpus.begin; c < cpus.end; ++c) {
       if (cpu_die[c] != kNoDie) cpu_T_j[c] = junction(cpu_die[c]);
@@ -200,7 +196,6 @@ void ChipThermal::publishGpus(core::SiteState& state, std::size_t block, double 
                               bool all) {
   // Plain pointers and local sums: the byte-wide state flags may alias anything, and member
   // accesses in the loop would be reloaded after every store.
-  double* T_j_die = T_junction.data();
   const std::uint32_t* die_of = gpu_die.data();
   const core::ChipSpec* const* spec_of = gpu_spec_.data();
   const double* T_case = T.data();
@@ -227,7 +222,6 @@ void ChipThermal::publishGpus(core::SiteState& state, std::size_t block, double 
     // highest power of the step's sub-steps (a 5 s step would otherwise average a compute phase
     // with a communication phase and throttle late).
     const double T_j_mean = T_case[d] + P_die[d] * R_jc_die[d];
-    T_j_die[d] = T_j_mean;
     T_view[gpu] = T_j_mean;
     T_state[gpu] = T_j_mean;
     const double P_peak = std::max(P_step_max[gpu], P_die[d]);
@@ -311,7 +305,7 @@ std::optional<std::uint32_t> ChipThermal::findDie(std::string_view chip_id) cons
 }
 
 void ChipThermal::visitState(core::StateArchive& a) {
-  a(T, T_old, alpha, P, R, T_junction, g, inv, store);
+  a(T, T_old, alpha, P, R, g, inv, store);
   a(max_gpu_T_, throttled_gpu_seconds_, gpus_shut_down_, first_fault_time_,
     first_throttle_after_fault_);
   a(gpu_T_j, cpu_T_j, switch_T_j, gpu_throttled_record, gpu_shutdown_record, gpu_T_j_peak,

@@ -88,7 +88,7 @@ class ChipThermal {
 
   // ---- Per-die arrays (the sweeps' hot loops) ----
   std::vector<Die> dies;
-  std::vector<double> T, T_old, alpha, P, R, T_junction;
+  std::vector<double> T, T_old, alpha, P, R;
   std::vector<double> g, inv;  // cached with the loop's cells: g and 1 / (C_d/dt + g)
   std::vector<double> store;   // cached: C_d / dt
   std::vector<double> C;       // J/K, each die's heat capacity (contiguous for sums)
