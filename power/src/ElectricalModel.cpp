@@ -328,8 +328,11 @@ void ElectricalModel::solve(double dt, core::SiteState& state) {
   // Step means (energy so far over time so far) are what a report integrates: at the last
   // sub-step they equal the macro step's average, free of the aliasing of instantaneous samples.
   const double elapsed = state.time + dt - state.step_start;
-  core::forEachItem(pool_, layout_.rack_count, kRackBlock,
-                    [&](std::size_t r) { solveRack(r, dt, elapsed, state); });
+  const double inv_elapsed = gpuMeansFactor(state, dt);
+  core::forEachItem(pool_, layout_.rack_count, kRackBlock, [&](std::size_t r) {
+    solveRack(r, dt, elapsed, state);
+    publishGpuMeans(r, state, inv_elapsed);
+  });
   // The site's sums in rack order, from the racks' own values.
   double site_P_ac = 0.0;
   double site_P_dc = 0.0;
@@ -347,7 +350,6 @@ void ElectricalModel::solve(double dt, core::SiteState& state) {
   const double P_fabric = bookFabric(dt, state);
   site_P_it_ = site_P_ac + P_fabric;
   site_P_it_mean_ = site_P_ac_mean + fabric_P_mean_;
-  publishGpuMeans(state, dt);
   gpus_unpowered_ = gpus_off;
   if (dt > 0.0) {
     it_energy_.add(site_P_ac * dt);
@@ -444,18 +446,19 @@ void ElectricalModel::solveRack(std::size_t r, double dt, double elapsed, core::
   rack_P_ac_mean_[r] = elapsed > 0.0 ? state.rack_ac_E_step[r] / elapsed : P_ac;
 }
 
-void ElectricalModel::publishGpuMeans(const core::SiteState& state, double dt) {
-  if (!state.last_substep) return;  // every rack flushed its GPU energies at the last sub-step
+double ElectricalModel::gpuMeansFactor(const core::SiteState& state, double dt) noexcept {
+  if (!state.last_substep) return 0.0;  // every rack flushes its GPU energies at the last sub-step
   const double elapsed = state.time + dt - state.step_start;
-  if (!(elapsed > 0.0)) return;
-  const double inv = 1.0 / elapsed;
+  return elapsed > 0.0 ? 1.0 / elapsed : 0.0;
+}
+
+void ElectricalModel::publishGpuMeans(std::size_t r, const core::SiteState& state,
+                                      double inv_elapsed) {
+  if (!(inv_elapsed > 0.0)) return;
   const double* E = state.gpu_E_step.data();
   double* P = gpu_P_step_mean_.data();
-  // Rack by rack on the pool, as the racks flushed their energies.
-  core::forEachItem(pool_, layout_.rack_count, kRackBlock, [&](std::size_t r) {
-    for (std::size_t g = layout_.rack_gpu_begin[r]; g < layout_.rack_gpu_begin[r + 1]; ++g)
-      P[g] = E[g] * inv;
-  });
+  for (std::size_t g = layout_.rack_gpu_begin[r]; g < layout_.rack_gpu_begin[r + 1]; ++g)
+    P[g] = E[g] * inv_elapsed;
 }
 
 double ElectricalModel::bookFabric(double dt, core::SiteState& state) {

@@ -217,8 +217,14 @@ void ElectricalModel::computeRacks(double t, double dt, const core::SiteState& s
 }
 
 void ElectricalModel::commitRacks(double t, double dt, core::SiteState& state, StepSums& sums) {
-  core::forEachItem(pool_, layout_.rack_count, kRackBlock,
-                    [&](std::size_t r) { commitRack(r, dt, state); });
+  const double elapsed = state.time + dt - state.step_start;
+  const double inv_elapsed = gpuMeansFactor(state, dt);
+  core::forEachItem(pool_, layout_.rack_count, kRackBlock, [&](std::size_t r) {
+    commitRack(r, dt, state);
+    publishRackViews(r, state, elapsed);
+    publishGpuMeans(r, state, inv_elapsed);
+  });
+  const std::size_t racks = layout_.rack_count;
   // What the racks share, in rack order: the event log, the smoothing's run totals and the
   // site's sums (the same additions in the same order as one rack after the other).
   for (std::size_t r = 0; r < layout_.rack_count; ++r) {
@@ -238,13 +244,10 @@ void ElectricalModel::commitRacks(double t, double dt, core::SiteState& state, S
       rack_powered_[r] = k.powered ? 1 : 0;
     }
     state.rack_powered[r] = rack_powered_[r];
-    for (int side = 0; side < 2; ++side) {
-      const int b = dist_->feedBranch(r, side);
-      if (b < 0) continue;
-      const double use = dist_->tree().current(static_cast<std::size_t>(b))
-                         * rack_feed_inv_rated_[2 * r + static_cast<std::size_t>(side)];
-      sums.feed_use_max = std::max(sums.feed_use_max, use);
-    }
+    // The feeds' utilisation as the rack's views hold it (0 for a side without a feed).
+    sums.feed_use_max = std::max(sums.feed_use_max, rack_feed_use_[r]);
+    sums.feed_use_max = std::max(sums.feed_use_max, rack_feed_use_[racks + r]);
+    sums.P_ac_mean += rack_P_ac_mean_[r];
     sums.P_ac += rack_P_ac_[r];
     sums.P_grid_dc += k.P_grid_dc;
     sums.P_psu_loss += k.P_psu_loss;
@@ -317,29 +320,23 @@ void ElectricalModel::commitRack(std::size_t r, double dt, core::SiteState& stat
 
 // The rack views only the recorder reads (means, efficiencies, feed currents), from the sub-step
 // just committed: every sub-step, since the recorder integrates the rates over sub-steps.
-void ElectricalModel::publishRackViews(const core::SiteState& state, double dt) {
+void ElectricalModel::publishRackViews(std::size_t r, const core::SiteState& state,
+                                       double elapsed) {
   const std::size_t racks = layout_.rack_count;
-  const double elapsed = state.time + dt - state.step_start;
-  core::forEachItem(pool_, racks, kRackBlock, [&](std::size_t r) {
-    const double P_ac = rack_P_ac_[r];
-    rack_P_ac_mean_[r] = elapsed > 0.0 ? state.rack_ac_E_step[r] / elapsed : P_ac;
-    rack_psu_efficiency_[r] = P_ac > 0.0 ? rack_P_grid_dc_[r] / P_ac : 0.0;
-    for (std::size_t side = 0; side < 2; ++side) {
-      const int b = dist_->feedBranch(r, static_cast<int>(side));
-      double I = 0.0, closed = 0.0;
-      if (b >= 0) {
-        closed = dist_->tree().closed(static_cast<std::size_t>(b)) ? 1.0 : 0.0;
-        I = dist_->tree().current(static_cast<std::size_t>(b));
-      }
-      rack_feed_I_[side * racks + r] = I;
-      rack_feed_use_[side * racks + r] = I * rack_feed_inv_rated_[2 * r + side];
-      rack_feed_closed_[side * racks + r] = closed;
+  const double P_ac = rack_P_ac_[r];
+  rack_P_ac_mean_[r] = elapsed > 0.0 ? state.rack_ac_E_step[r] / elapsed : P_ac;
+  rack_psu_efficiency_[r] = P_ac > 0.0 ? rack_P_grid_dc_[r] / P_ac : 0.0;
+  for (std::size_t side = 0; side < 2; ++side) {
+    const int b = dist_->feedBranch(r, static_cast<int>(side));
+    double I = 0.0, closed = 0.0;
+    if (b >= 0) {
+      closed = dist_->tree().closed(static_cast<std::size_t>(b)) ? 1.0 : 0.0;
+      I = dist_->tree().current(static_cast<std::size_t>(b));
     }
-  });
-  double P_ac_mean = 0.0;  // in rack order
-  for (std::size_t r = 0; r < racks; ++r)
-    P_ac_mean += rack_P_ac_mean_[r];
-  site_P_it_mean_ = P_ac_mean;
+    rack_feed_I_[side * racks + r] = I;
+    rack_feed_use_[side * racks + r] = I * rack_feed_inv_rated_[2 * r + side];
+    rack_feed_closed_[side * racks + r] = closed;
+  }
 }
 
 void ElectricalModel::publishTreeViews() {
@@ -380,9 +377,7 @@ void ElectricalModel::solveTree(double t, double dt, core::SiteState& state) {
   StepSums sums;
   commitRacks(t, dt, state, sums);
   const double P_fabric = bookFabric(dt, state);
-  publishRackViews(state, dt);
-  site_P_it_mean_ += fabric_P_mean_;
-  publishGpuMeans(state, dt);
+  site_P_it_mean_ = sums.P_ac_mean + fabric_P_mean_;
   dist_->commit(t, dt);
   if (dt > 0.0) {
     feed_utilisation_max_ = std::max(feed_utilisation_max_, sums.feed_use_max);

@@ -161,14 +161,18 @@ class ElectricalModel final : public core::Model {
   void solveTree(double t, double dt, core::SiteState& state);
   /// The per-element, UPS, room and rack-storage recorder views from the solved tree.
   void publishTreeViews();
-  /// The rack views only the recorder reads (macro-step means, PSU efficiency, feed currents,
-  /// utilisation and breaker states), from the sub-step of length dt just committed (every
-  /// sub-step: the recorder integrates the rates over sub-steps).
-  void publishRackViews(const core::SiteState& state, double dt);
-  /// At the macro step's last sub-step: each GPU's mean power over the step, its energy over the
-  /// step's length (the gpu/P record, a macro-step mean: exact energies without integrating
-  /// every GPU at every sub-step).
-  void publishGpuMeans(const core::SiteState& state, double dt);
+  /// Rack r's views that only the recorder reads (macro-step mean, PSU efficiency, feed currents,
+  /// utilisation and breaker states), from the sub-step just committed, `elapsed` s into the
+  /// macro step (every sub-step: the recorder integrates the rates over sub-steps). Part of the
+  /// rack's commit task, while its values are in that thread's cache.
+  void publishRackViews(std::size_t r, const core::SiteState& state, double elapsed);
+  /// At the macro step's last sub-step (`inv_elapsed` = 1 / the step's length, else 0): each GPU
+  /// of rack r gets its mean power over the step, its energy over the step's length (the gpu/P
+  /// record, a macro-step mean: exact energies without integrating every GPU at every sub-step).
+  /// Called where the rack flushed its energies.
+  void publishGpuMeans(std::size_t r, const core::SiteState& state, double inv_elapsed);
+  /// 1 / the macro step's length at its last sub-step (of length dt), else 0: no GPU means yet.
+  static double gpuMeansFactor(const core::SiteState& state, double dt) noexcept;
   void computeRack(std::size_t r, double t, double dt, const core::SiteState& state);
   /// computeRack for every rack (on the threads), then the racks' feed loads into the tree.
   void computeRacks(double t, double dt, const core::SiteState& state);
@@ -176,10 +180,11 @@ class ElectricalModel final : public core::Model {
     double P_ac = 0.0, P_grid_dc = 0.0, P_psu_loss = 0.0, P_load = 0.0, P_busbar_loss = 0.0,
            P_storage = 0.0;
     double feed_use_max = 0.0;  // highest rack feed utilisation
+    double P_ac_mean = 0.0;     // the racks' AC input, mean over the macro step so far
     std::size_t gpus_off = 0;
   };
-  /// Commits every rack's sub-step: the racks side by side (commitRack), then what is shared
-  /// (events, run totals, the site's sums) in rack order.
+  /// Commits every rack's sub-step: the racks side by side (commitRack, with their views and GPU
+  /// means), then what is shared (events, run totals, the site's sums) in rack order.
   void commitRacks(double t, double dt, core::SiteState& state, StepSums& sums);
   void commitRack(std::size_t r, double dt, core::SiteState& state);
   void declareTreeChannels(core::Recorder& recorder);
