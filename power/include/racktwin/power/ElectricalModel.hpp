@@ -148,6 +148,7 @@ class ElectricalModel final : public core::Model {
   // on the number of threads; a rack's computation writes only that rack's values and its chips'
   // state, and the site's sums are added afterwards in rack order).
   static constexpr std::size_t kRackBlock = 32;
+  static constexpr std::size_t kElementBlock = 512;  // the tree's elements, for their views
   core::ThreadPool* pool_ = nullptr;
   /// One rack's part of solve(): its powers, losses and energies.
   void solveRack(std::size_t r, double dt, double elapsed, core::SiteState& state);
@@ -159,10 +160,12 @@ class ElectricalModel final : public core::Model {
   /// With an electrical section (ElectricalModelTree.cpp).
   void buildTree(const core::SiteSpec& site);
   void solveTree(double t, double dt, core::SiteState& state);
-  /// The per-element, UPS, room and rack-storage recorder views from the solved tree.
+  /// The per-element, UPS and room recorder views from the solved tree (the racks' are
+  /// publishRackViews').
   void publishTreeViews();
   /// Rack r's views that only the recorder reads (macro-step mean, PSU efficiency, feed currents,
-  /// utilisation and breaker states), from the sub-step just committed, `elapsed` s into the
+  /// utilisation and breaker states, stored energy and burner power), from the sub-step just
+  /// committed, `elapsed` s into the
   /// macro step (every sub-step: the recorder integrates the rates over sub-steps). Part of the
   /// rack's commit task, while its values are in that thread's cache.
   void publishRackViews(std::size_t r, const core::SiteState& state, double elapsed);
