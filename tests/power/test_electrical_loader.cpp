@@ -248,6 +248,12 @@ TEST_CASE("Electrical section errors name file, line and key", "[power]") {
   CHECK(e.find("electrical.power_management.policies[0].smoothing.floor") != std::string::npos);
   e = errorWith("racks: [row1/rack01]", "racks: [row1/rack09]");
   CHECK(e.find("unknown rack 'row1/rack09'") != std::string::npos);
+  CHECK(e.find("defined racks: row1/rack01, row1/rack02") != std::string::npos);
+  e = errorWith("racks: [row1/rack01]", "racks: [row1/rack02, row1/rack01, row1/rack02]");
+  CHECK(e.find("electrical.power_management.policies[0].racks[2]") != std::string::npos);
+  CHECK(e.find("rack 'row1/rack02' is listed twice") != std::string::npos);
+  e = errorWith("racks: [row1/rack01]", "racks: row2/*");
+  CHECK(e.find("no rack id starts with 'row2/'") != std::string::npos);
   e = errorWith("{racks: all, a: elec/rpp-a", "{racks: [row1/rack01], a: elec/rpp-a");
   CHECK(e.find("rack 'row1/rack02' has no feeds") != std::string::npos);
   // Found only by building the tree: reported at the section.
