@@ -1,14 +1,17 @@
 // Result files from elsewhere are untrusted: a real result with bytes flipped over its header and
 // its data must give, through `racktwin info` and through the reader API, either exactly the
 // original content or a clean exit 2 / InputError; never a signal, never a hang.
+#include <signal.h>
 #include <unistd.h>
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -189,4 +192,64 @@ TEST_CASE("A flipped bit in the name of the text checksum makes the file refused
     fs::remove(variant);
   }
   fs::remove(original);
+}
+
+namespace {
+/// The pids of this process's child processes (from /proc: each task's children).
+std::vector<pid_t> childProcesses() {
+  std::vector<pid_t> children;
+  for (const auto& task : fs::directory_iterator("/proc/self/task")) {
+    std::ifstream in(task.path() / "children");
+    pid_t pid = 0;
+    while (in >> pid)
+      children.push_back(pid);
+  }
+  return children;
+}
+}  // namespace
+
+// The reader's probe (a forked child that reads the file first) is stopped only by what reading
+// costs it: a child kept from running (a loaded machine, a stopped process group) for longer
+// than a damaged file may take is not a damaged file. Here the probe of a good 60 s result is
+// stopped for 14 s, past the 10 s wall-clock limit it once had, and the file is still read.
+TEST_CASE("A good result is read even when its probe is kept from running for a while",
+          "[integration][damaged]") {
+  const std::string dir =
+      racktwin::test::scratchDirectory("damaged-stopped-" + std::to_string(getpid()));
+  const std::string path = dir + "/good.h5";
+  REQUIRE(runProgram(std::string(RACKTWIN_CLI)
+                     + " run scenarios/nvl72-rack.yaml --duration 60 -q -o " + path)
+              .exit_code
+          == 0);
+  REQUIRE(childProcesses().empty());
+  std::string error;
+  bool read = false;
+  std::thread reader([&] {
+    try {
+      (void)core::readResultInfo(path);
+      read = true;
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  });
+  // The probe's child appears within a moment of the call; stop it at once.
+  pid_t probe = 0;
+  for (int k = 0; k < 5000 && probe == 0; ++k) {
+    const std::vector<pid_t> children = childProcesses();
+    if (!children.empty()) {
+      probe = children.front();
+      kill(probe, SIGSTOP);
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  }
+  if (probe != 0) {
+    std::this_thread::sleep_for(std::chrono::seconds(14));
+    kill(probe, SIGCONT);
+  }
+  reader.join();
+  INFO(error);
+  CHECK(probe != 0);  // the child was caught before it finished
+  CHECK(read);
+  fs::remove(path);
 }
