@@ -571,6 +571,8 @@ void probeOnce(const std::string& path) {
   // result of the 300k site's first 10 s takes 0.7 s in a release build and under 4 s under
   // AddressSanitizer, while a damaged file libhdf5 spins on is refused within seconds.
   const double cpu_limit_s = 2.0 + static_cast<double>(std::min(size, kFullProbeBytes)) / 10e6;
+  // RLIMIT_CPU counts whole seconds; the limit and its message use the same figure.
+  const auto cpu_s = static_cast<rlim_t>(std::ceil(cpu_limit_s));
   std::fflush(nullptr);  // nothing buffered is written twice
   const pid_t child = fork();
   if (child < 0) return;  // cannot isolate: read in process as before
@@ -584,7 +586,6 @@ void probeOnce(const std::string& path) {
     // at the limit (SIGXCPU), however long the machine kept it from running. No core file.
     const rlimit no_core{0, 0};
     (void)setrlimit(RLIMIT_CORE, &no_core);
-    const auto cpu_s = static_cast<rlim_t>(std::ceil(cpu_limit_s));
     const rlimit cpu{cpu_s, cpu_s + 2};
     (void)setrlimit(RLIMIT_CPU, &cpu);
     // glibc reports heap corruption on stderr before it aborts ("munmap_chunk(): invalid
@@ -625,8 +626,7 @@ void probeOnce(const std::string& path) {
   }
   if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU) {
     throw InputError(SourceLocation{path, 0, 0}, "/",
-                     "the file is damaged: reading it used more than "
-                         + std::to_string(int(std::ceil(cpu_limit_s)))
+                     "the file is damaged: reading it used more than " + std::to_string(cpu_s)
                          + " s of processor time (libhdf5 loops on a damaged structure)");
   }
   if (WIFSIGNALED(status)) {
