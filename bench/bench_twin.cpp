@@ -3,7 +3,8 @@
 // from the step loop), per macro step and per GPU-step, and the loop's speed against real time.
 // Then a memory-bandwidth bound: the bytes a macro step must at least move through memory (the
 // per-cell, per-chip-node and per-GPU arrays each pass reads and writes, counted below) against
-// this machine's bandwidth measured by a STREAM triad on `threads` threads.
+// this machine's bandwidth measured by a STREAM triad on `threads` threads. Last, where the best
+// run's step loop went: each model's advance, the recorder and the engine (Engine::timeSteps).
 //   bench_twin SCENARIO [repeat=3] [threads=1]
 #include <algorithm>
 #include <chrono>
@@ -60,10 +61,12 @@ int main(int argc, char** argv) {
     std::size_t steps = 0, gpus = 0;
     double simulated = 0.0;
     std::size_t cells = 0, nodes = 0, loops = 0;
+    std::vector<racktwin::core::Engine::PartTime> parts;  // of the best loop
     for (int r = 0; r < repeat; ++r) {
       const auto start = Clock::now();
       racktwin::scenarios::Twin twin(site, threads);
       twin.initialize();
+      twin.timeSteps();
       const auto loop = Clock::now();
       steps = 0;
       while (twin.step())
@@ -78,6 +81,7 @@ int main(int argc, char** argv) {
       loops = twin.cooling().coolantLoops();
       const auto end = Clock::now();
       best = std::min(best, seconds(start, end));
+      if (seconds(loop, looped) < best_loop) parts = twin.stepTimes();
       best_loop = std::min(best_loop, seconds(loop, looped));
       best_setup = std::min(best_setup, seconds(start, loop));
     }
@@ -105,6 +109,11 @@ int main(int argc, char** argv) {
         "%.2f ms; the step takes %.2f ms, %.1f times the bound\n",
         bytes / 1e6, bandwidth / 1e9, threads, 1e3 * bytes / bandwidth, 1e3 * best_loop / steps,
         (best_loop / steps) / (bytes / bandwidth));
+    std::printf("where the best step loop went (wall time, passes on the threads included):\n");
+    for (const auto& part : parts) {
+      std::printf("  %-12s %8.3f s  %5.1f %%  %8.1f us a macro step\n", part.name.c_str(),
+                  part.seconds, 100.0 * part.seconds / best_loop, 1e6 * part.seconds / steps);
+    }
   } catch (const std::exception& error) {
     std::fprintf(stderr, "bench_twin: %s\n", error.what());
     return 1;

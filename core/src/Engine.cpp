@@ -1,6 +1,7 @@
 #include "racktwin/core/Engine.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "racktwin/core/Error.hpp"
@@ -41,11 +42,13 @@ Engine::Engine(const SimulationSpec& simulation, SiteState& state)
 void Engine::addFastModel(Model& model) {
   fast_.push_back(&model);
   all_.insert(all_.begin() + static_cast<std::ptrdiff_t>(fast_.size() - 1), &model);
+  model_s_.assign(all_.size(), 0.0);
 }
 
 void Engine::addSlowModel(Model& model) {
   slow_.push_back(&model);
   all_.push_back(&model);
+  model_s_.assign(all_.size(), 0.0);
 }
 
 void Engine::schedule(const EventSpec& event) {
@@ -63,6 +66,30 @@ void Engine::watched(const Model& model, Call&& call) {
   call();
   for (std::string& found : core::undeclaredWrites(model, before, couplingFingerprints(state_)))
     undeclared_.push_back(std::move(found));
+}
+
+template <class Call>
+void Engine::timed(double& seconds, Call&& call) {
+  if (!timing_) {
+    call();
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  call();
+  seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::vector<Engine::PartTime> Engine::stepTimes() const {
+  std::vector<PartTime> parts;
+  double parts_s = 0.0;
+  for (std::size_t i = 0; i < all_.size(); ++i) {
+    const double s = i < model_s_.size() ? model_s_[i] : 0.0;
+    parts.push_back({std::string(all_[i]->name()), s});
+    parts_s += s;
+  }
+  parts.push_back({"recorder", recorder_s_});
+  parts.push_back({"engine", std::max(0.0, step_s_ - parts_s - recorder_s_)});
+  return parts;
 }
 
 void Engine::initialize() {
@@ -204,6 +231,13 @@ void Engine::adaptStep(std::uint64_t taken) {
 
 bool Engine::step() {
   if (fine_index_ >= total_steps_) return false;
+  if (!timing_) return advanceStep();
+  bool more = false;
+  timed(step_s_, [&] { more = advanceStep(); });
+  return more;
+}
+
+bool Engine::advanceStep() {
   if (applyDueEvents() && simulation_.fast_forward.enabled) {
     // An event: fine steps now and for the settle time after it.
     settle_until_ = fine_index_ + settle_fine_;
@@ -219,16 +253,21 @@ bool Engine::step() {
   for (int k = 0; k < simulation_.substeps; ++k) {
     state_.time = time_ + k * h;
     state_.last_substep = k + 1 == simulation_.substeps;
-    for (Model* model : fast_)
-      watched(*model, [&] { model->advance(state_.time, h, state_); });
+    for (std::size_t i = 0; i < fast_.size(); ++i) {
+      Model* model = fast_[i];
+      timed(model_s_[i], [&] { watched(*model, [&] { model->advance(state_.time, h, state_); }); });
+    }
     // The fast models' rates change inside the step: their records integrate every sub-step.
-    if (recorder_ != nullptr) recorder_->accumulateSubstep(h);
+    if (recorder_ != nullptr) timed(recorder_s_, [&] { recorder_->accumulateSubstep(h); });
   }
   // Slow models: one step with the energies the fast models accumulated.
   state_.time = time_;
   state_.last_substep = true;
-  for (Model* model : slow_)
-    watched(*model, [&] { model->advance(time_, dt, state_); });
+  for (std::size_t i = 0; i < slow_.size(); ++i) {
+    Model* model = slow_[i];
+    timed(model_s_[fast_.size() + i],
+          [&] { watched(*model, [&] { model->advance(time_, dt, state_); }); });
+  }
 
   ++steps_;
   fine_index_ += n;
@@ -237,7 +276,7 @@ bool Engine::step() {
   time_ = static_cast<double>(fine_index_) * simulation_.step;
   state_.time = time_;
   if (simulation_.fast_forward.enabled) adaptStep(n);
-  if (recorder_ != nullptr) recorder_->sample(time_);
+  if (recorder_ != nullptr) timed(recorder_s_, [&] { recorder_->sample(time_); });
   return fine_index_ < total_steps_;
 }
 

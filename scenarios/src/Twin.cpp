@@ -282,6 +282,14 @@ std::vector<std::string> Twin::runWarnings() const {
   return lines;
 }
 
+void Twin::timeSteps() noexcept {
+  impl_->engine.timeSteps();
+}
+
+std::vector<core::Engine::PartTime> Twin::stepTimes() const {
+  return impl_->engine.stepTimes();
+}
+
 void Twin::watchCouplingWrites() noexcept {
   impl_->engine.watchCouplingWrites();
 }

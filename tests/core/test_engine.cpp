@@ -1,6 +1,7 @@
 // The engine's clock: sub-stepping, event order and recorder sampling, with probe models.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cmath>
 #include <span>
 #include <string>
@@ -214,4 +215,68 @@ TEST_CASE("The step accumulators are zeroed in shares on threads, every element"
     }
     CHECK(state.hall_air_E_step == 0.0);
   }
+}
+
+namespace {
+/// A model whose every advance lasts at least `hold` of wall time (it waits on the clock).
+struct SlowProbe : Probe {
+  SlowProbe(std::string name_, std::chrono::microseconds hold_)
+      : Probe(std::move(name_)), hold(hold_) {}
+  void advance(double t, double dt, SiteState& state) override {
+    const auto until = std::chrono::steady_clock::now() + hold;
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    Probe::advance(t, dt, state);
+  }
+  std::chrono::microseconds hold;
+};
+}  // namespace
+
+TEST_CASE("Step times are kept by part, only when asked, and within the steps' wall time",
+          "[core]") {
+  SimulationSpec sim{20.0, 1.0, 4, 1.0, 0};
+  SiteState state;
+  Engine engine(sim, state);
+  Probe slow("slow");
+  SlowProbe fast("fast", std::chrono::microseconds(50));
+  engine.addSlowModel(slow);
+  engine.addFastModel(fast);
+  Recorder recorder(sim.record_interval);
+  const double value = 1.0;
+  recorder.add({"g", "x", "1", "test", {}, Aggregation::Mean}, &value);
+  MemorySink sink;
+  recorder.addSink(sink);
+  recorder.open({});
+  engine.setRecorder(&recorder);
+  engine.initialize();
+  const auto names = [&] {
+    std::vector<std::string> out;
+    for (const Engine::PartTime& part : engine.stepTimes())
+      out.push_back(part.name);
+    return out;
+  };
+  // The models in the order they run, then the recorder and the rest of the step.
+  CHECK(names() == std::vector<std::string>{"fast", "slow", "recorder", "engine"});
+  for (int k = 0; k < 5; ++k)
+    engine.step();
+  for (const Engine::PartTime& part : engine.stepTimes())
+    CHECK(part.seconds == 0.0);  // not asked for: nothing is timed
+
+  engine.timeSteps();
+  const auto start = std::chrono::steady_clock::now();
+  for (int k = 0; k < 10; ++k)
+    engine.step();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double sum = 0.0;
+  for (const Engine::PartTime& part : engine.stepTimes()) {
+    CHECK(std::isfinite(part.seconds));
+    CHECK(part.seconds >= 0.0);
+    sum += part.seconds;
+  }
+  CHECK(sum <= wall);  // the parts of the steps, not more than the steps took
+  // 10 steps of 4 sub-steps, each of the fast model's lasting 50 us or more: its own part.
+  const std::vector<Engine::PartTime> parts = engine.stepTimes();
+  CHECK(parts[0].seconds >= 40 * 50e-6);
+  CHECK(parts[1].seconds < parts[0].seconds);
 }

@@ -75,12 +75,33 @@ class Engine {
   void watchCouplingWrites() noexcept { watch_ = true; }
   const std::vector<std::string>& undeclaredWrites() const noexcept { return undeclared_; }
 
+  /// Times from now on each model's advance and the recorder's work in every step (a clock read
+  /// around each call, some 30 a step: for benchmarks, which print where a step's time goes).
+  void timeSteps() noexcept { timing_ = true; }
+  struct PartTime {
+    std::string name;  // a model's name(), "recorder", or "engine" (the rest of step())
+    double seconds = 0.0;
+  };
+  /// Wall time of step() since timeSteps() by part: each model's advance (in models() order, its
+  /// passes on the threads included), the recorder's sub-step integration and step sample, and
+  /// the rest (events, zeroing the accumulators, the step rule). All zero without timeSteps().
+  std::vector<PartTime> stepTimes() const;
+
  private:
   bool watch_ = false;
+  bool timing_ = false;
+  std::vector<double> model_s_;  // s, per model in all_ order (timeSteps)
+  double recorder_s_ = 0.0;      // s
+  double step_s_ = 0.0;          // s, all of step()
+  /// call(), its wall time added to `seconds` while timeSteps() is on.
+  template <class Call>
+  void timed(double& seconds, Call&& call);
   std::vector<std::string> undeclared_;
   /// call() on the model, under watchCouplingWrites when it is on.
   template <class Call>
   void watched(const Model& model, Call&& call);
+  /// step() itself (timed as a whole when timeSteps() is on).
+  bool advanceStep();
   /// Applies the events due at the step's start; returns whether any was.
   bool applyDueEvents();
   bool eventDue() const noexcept;

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "racktwin/core/Engine.hpp"
 #include "racktwin/core/Recorder.hpp"
 #include "racktwin/core/SiteSpec.hpp"
 #include "racktwin/core/SiteState.hpp"
@@ -69,6 +70,10 @@ class Twin {
   /// it declares (core::Engine::watchCouplingWrites; slow, for tests); what it found so far.
   void watchCouplingWrites() noexcept;
   const std::vector<std::string>& undeclaredCouplingWrites() const noexcept;
+  /// From now on, times each model's part of every step (core::Engine::timeSteps; for
+  /// benchmarks); the wall time of the steps since, by part.
+  void timeSteps() noexcept;
+  std::vector<core::Engine::PartTime> stepTimes() const;
   /// Threads of the models' passes (the caller's included).
   unsigned threads() const noexcept;
 
