@@ -345,6 +345,11 @@ void Distribution::setFeedLoad(std::size_t rack, int side, double P, double tan_
   if (b >= 0) tree_.setLoad(static_cast<std::size_t>(b), {P, P * tan_phi});
 }
 
+bool Distribution::placeFeedLoad(std::size_t rack, int side, double P, double tan_phi) noexcept {
+  const int b = feed_[2 * rack + static_cast<std::size_t>(side)];
+  return b >= 0 && tree_.placeLoad(static_cast<std::size_t>(b), {P, P * tan_phi});
+}
+
 void Distribution::record(double t, ElectricalEvent::Kind kind, int element, double value) {
   events_.push_back(ElectricalEvent{t, kind, element, value});
 }

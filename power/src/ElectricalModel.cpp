@@ -197,6 +197,7 @@ void ElectricalModel::initialize(core::SiteState& state) {
   std::fill(rack_chips_held_dt_.begin(), rack_chips_held_dt_.end(), 0.0);
   std::fill(rack_solved_shelves_.begin(), rack_solved_shelves_.end(), ~0u);
   versions_of_ = nullptr;  // the demands' versions are compared afresh
+  limits_of_ = nullptr;    // and the limits published
   if (present_) {
     solveTree(state.time, 0.0, state);
     publishTreeViews();  // whatever last_substep says: the recorder's first sample follows
@@ -207,10 +208,13 @@ void ElectricalModel::initialize(core::SiteState& state) {
 }
 
 // The racks' GPU power limits (profiles and caps) for the workload, which slows capped jobs.
-void ElectricalModel::publishLimits(core::SiteState& state) const noexcept {
-  if (!pm_) return;
+// They change only with a cap (an event) or a restored state: written then, not every sub-step
+// (the workload's tasks read them, and a write would take their cache lines every time).
+void ElectricalModel::publishLimits(core::SiteState& state) noexcept {
+  if (!pm_ || limits_of_ == state.rack_gpu_P_limit.data()) return;
   for (std::size_t r = 0; r < layout_.rack_count; ++r)
     state.rack_gpu_P_limit[r] = pm_->gpuLimit(r);
+  limits_of_ = state.rack_gpu_P_limit.data();
 }
 
 void ElectricalModel::advance(double t, double dt, core::SiteState& state) {
@@ -279,6 +283,7 @@ bool ElectricalModel::applyEvent(const core::EventSpec& event, core::SiteState& 
                                  + " s: the cap must be >= 0 W per GPU (0 removes it)");
       }
       eachRack([&](std::size_t r) { pm_->setCap(r, event.value); });
+      limits_of_ = nullptr;  // published at the next advance
       return true;
     default:
       return false;
@@ -673,6 +678,7 @@ void ElectricalModel::summarise(core::Summary& summary) const {
 }
 
 void ElectricalModel::visitState(core::StateArchive& a, const core::SiteState& state) {
+  limits_of_ = nullptr;  // a restored state may hold other caps: published at the next advance
   a(present_, min_max_from_, rack_tan_phi_, psu_healthy_, psu_feed_, shelf_healthy_,
     shelf_healthy_on_, shelf_live_, rack_live_shelves_, shelf_P_out_);
   a(rack_P_ac_, rack_P_ac_mean_, rack_P_dc_, rack_P_psu_loss_, rack_psu_efficiency_, gpu_P_,

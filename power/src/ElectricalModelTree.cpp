@@ -60,6 +60,9 @@ void ElectricalModel::buildTree(const core::SiteSpec& site) {
   }
 
   rack_step_.assign(racks, RackStep{});
+  const std::size_t blocks = (racks + kRackBlock - 1) / kRackBlock;
+  block_loads_changed_.assign(blocks, 0);
+  block_sums_.assign(blocks, BlockSums{});
   rack_reuse_.assign(racks, RackReuse{});
   rack_shelves_.assign(racks, RackShelves{});
   rack_feed_inv_rated_.assign(2 * racks, 0.0);
@@ -205,55 +208,98 @@ void ElectricalModel::computeRack(std::size_t r, double t, double dt,
 }
 
 void ElectricalModel::computeRacks(double t, double dt, const core::SiteState& state) {
-  core::forEachItem(pool_, layout_.rack_count, kRackBlock,
-                    [&](std::size_t r) { computeRack(r, t, dt, state); });
-  // The tree's loads in rack order, after the racks (the tree is shared by them).
-  for (std::size_t r = 0; r < layout_.rack_count; ++r) {
-    const RackStep& k = rack_step_[r];
-    const double tan_phi = k.powered ? rack_tan_phi_[r] : 0.0;
-    dist_->setFeedLoad(r, kA, k.P_ac_a, tan_phi);
-    dist_->setFeedLoad(r, kB, k.P_ac_b, tan_phi);
+  // Each rack's task also sets its feeds' loads in the tree (those branches are the rack's
+  // alone); whether any changed is kept per block, and the tree is told once after the pass.
+  // The tree's loads are the same values as set one rack after the other.
+  const std::size_t racks = layout_.rack_count;
+  core::forEachTask(pool_, block_loads_changed_.size(), [&](std::size_t block) {
+    bool changed = false;
+    const std::size_t end = std::min(racks, (block + 1) * kRackBlock);
+    for (std::size_t r = block * kRackBlock; r < end; ++r) {
+      computeRack(r, t, dt, state);
+      const RackStep& k = rack_step_[r];
+      const double tan_phi = k.powered ? rack_tan_phi_[r] : 0.0;
+      changed = dist_->placeFeedLoad(r, kA, k.P_ac_a, tan_phi) || changed;
+      changed = dist_->placeFeedLoad(r, kB, k.P_ac_b, tan_phi) || changed;
+    }
+    block_loads_changed_[block] = changed ? 1 : 0;
+  });
+  for (const std::uint8_t changed : block_loads_changed_) {
+    if (changed != 0) {
+      dist_->feedLoadsChanged();
+      break;
+    }
   }
+}
+
+void ElectricalModel::StepSums::add(const StepSums& block) noexcept {
+  P_ac += block.P_ac;
+  P_grid_dc += block.P_grid_dc;
+  P_psu_loss += block.P_psu_loss;
+  P_load += block.P_load;
+  P_busbar_loss += block.P_busbar_loss;
+  P_storage += block.P_storage;
+  feed_use_max = std::max(feed_use_max, block.feed_use_max);
+  P_ac_mean += block.P_ac_mean;
+  gpus_off += block.gpus_off;
 }
 
 void ElectricalModel::commitRacks(double t, double dt, core::SiteState& state, StepSums& sums) {
   const double elapsed = state.time + dt - state.step_start;
   const double inv_elapsed = gpuMeansFactor(state, dt);
-  core::forEachItem(pool_, layout_.rack_count, kRackBlock, [&](std::size_t r) {
-    commitRack(r, dt, state);
-    publishRackViews(r, state, elapsed);
-    publishGpuMeans(r, state, inv_elapsed);
-  });
   const std::size_t racks = layout_.rack_count;
-  // What the racks share, in rack order: the event log, the smoothing's run totals and the
-  // site's sums (the same additions in the same order as one rack after the other).
-  for (std::size_t r = 0; r < layout_.rack_count; ++r) {
-    const RackStep& k = rack_step_[r];
-    const std::uint32_t g0 = layout_.rack_gpu_begin[r], g1 = layout_.rack_gpu_begin[r + 1];
-    if (k.powered) {
-      pm_->bookEnergy(r, dt);
-    } else {
-      sums.gpus_off += g1 - g0;
+  // Each block of racks commits its racks and forms its sums in rack order; the run's first
+  // thread then adds the blocks' sums in block order. Nothing of a rack is read on another
+  // thread in the sub-step, and the sums are the same for any number of threads (the blocks
+  // are fixed).
+  core::forEachTask(pool_, block_sums_.size(), [&](std::size_t block) {
+    BlockSums b;  // kept in the task's registers and stack, stored once
+    const std::size_t end = std::min(racks, (block + 1) * kRackBlock);
+    for (std::size_t r = block * kRackBlock; r < end; ++r) {
+      commitRack(r, dt, state);
+      publishRackViews(r, state, elapsed);
+      publishGpuMeans(r, state, inv_elapsed);
+      const RackStep& k = rack_step_[r];
+      StepSums& s = b.sums;
+      if (k.powered) {
+        b.P_burner += pm_->burnerPower(r);
+        b.P_deficit += pm_->rampDeficitPower(r);
+      } else {
+        s.gpus_off += layout_.rack_gpu_begin[r + 1] - layout_.rack_gpu_begin[r];
+      }
+      b.powered_changed = b.powered_changed || (rack_powered_[r] != 0) != k.powered;
+      const std::uint8_t powered = k.powered ? 1 : 0;
+      if (state.rack_powered[r] != powered) state.rack_powered[r] = powered;  // else left clean
+      // The feeds' utilisation as the rack's views hold it (0 for a side without a feed).
+      s.feed_use_max = std::max(s.feed_use_max, rack_feed_use_[r]);
+      s.feed_use_max = std::max(s.feed_use_max, rack_feed_use_[racks + r]);
+      s.P_ac_mean += rack_P_ac_mean_[r];
+      s.P_ac += rack_P_ac_[r];
+      s.P_grid_dc += k.P_grid_dc;
+      s.P_psu_loss += k.P_psu_loss;
+      s.P_load += k.P_load;
+      s.P_busbar_loss += k.P_busbar_loss;
+      if (k.powered) s.P_storage += k.P_grid_dc - k.P_load - k.P_busbar_loss;
     }
-    const bool was_powered = rack_powered_[r] != 0;
-    if (was_powered != k.powered) {
+    block_sums_[block] = b;
+  });
+  // What the racks share, in block order: the smoothing's run totals, the site's sums, and the
+  // event log of the racks that lost or regained power (rare: their blocks only, rack by rack).
+  for (std::size_t block = 0; block < block_sums_.size(); ++block) {
+    const BlockSums& b = block_sums_[block];
+    pm_->bookEnergy(b.P_burner, b.P_deficit, dt);
+    sums.add(b.sums);
+    if (!b.powered_changed) continue;
+    const std::size_t end = std::min(racks, (block + 1) * kRackBlock);
+    for (std::size_t r = block * kRackBlock; r < end; ++r) {
+      const bool powered = rack_step_[r].powered;
+      if ((rack_powered_[r] != 0) == powered) continue;
+      const std::uint32_t gpus = layout_.rack_gpu_begin[r + 1] - layout_.rack_gpu_begin[r];
       dist_->record(
-          t,
-          k.powered ? ElectricalEvent::Kind::RackRepowered : ElectricalEvent::Kind::RackUnpowered,
-          static_cast<int>(r), static_cast<double>(g1 - g0));
-      rack_powered_[r] = k.powered ? 1 : 0;
+          t, powered ? ElectricalEvent::Kind::RackRepowered : ElectricalEvent::Kind::RackUnpowered,
+          static_cast<int>(r), static_cast<double>(gpus));
+      rack_powered_[r] = powered ? 1 : 0;
     }
-    state.rack_powered[r] = rack_powered_[r];
-    // The feeds' utilisation as the rack's views hold it (0 for a side without a feed).
-    sums.feed_use_max = std::max(sums.feed_use_max, rack_feed_use_[r]);
-    sums.feed_use_max = std::max(sums.feed_use_max, rack_feed_use_[racks + r]);
-    sums.P_ac_mean += rack_P_ac_mean_[r];
-    sums.P_ac += rack_P_ac_[r];
-    sums.P_grid_dc += k.P_grid_dc;
-    sums.P_psu_loss += k.P_psu_loss;
-    sums.P_load += k.P_load;
-    sums.P_busbar_loss += k.P_busbar_loss;
-    if (k.powered) sums.P_storage += k.P_grid_dc - k.P_load - k.P_busbar_loss;
   }
 }
 

@@ -253,12 +253,6 @@ void PowerManagement::commit(std::size_t r) noexcept {
   rack.P_deficit = rack.P_deficit_next;
 }
 
-void PowerManagement::bookEnergy(std::size_t r, double dt) noexcept {
-  const Rack& rack = racks_[r];
-  E_burner_ += rack.P_burner * dt;
-  E_deficit_ += rack.P_deficit * dt;
-}
-
 void PowerManagement::commitUnpowered(std::size_t r) noexcept {
   Rack& rack = racks_[r];
   for (std::uint32_t g = rack.gpu_begin; g < rack.gpu_end; ++g)

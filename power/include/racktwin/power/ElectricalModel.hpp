@@ -177,7 +177,7 @@ class ElectricalModel final : public core::Model {
   /// 1 / the macro step's length at its last sub-step (of length dt), else 0: no GPU means yet.
   static double gpuMeansFactor(const core::SiteState& state, double dt) noexcept;
   void computeRack(std::size_t r, double t, double dt, const core::SiteState& state);
-  /// computeRack for every rack (on the threads), then the racks' feed loads into the tree.
+  /// computeRack for every rack and its feed loads into the tree (on the threads, by block).
   void computeRacks(double t, double dt, const core::SiteState& state);
   struct StepSums {
     double P_ac = 0.0, P_grid_dc = 0.0, P_psu_loss = 0.0, P_load = 0.0, P_busbar_loss = 0.0,
@@ -185,9 +185,19 @@ class ElectricalModel final : public core::Model {
     double feed_use_max = 0.0;  // highest rack feed utilisation
     double P_ac_mean = 0.0;     // the racks' AC input, mean over the macro step so far
     std::size_t gpus_off = 0;
+    void add(const StepSums& block) noexcept;
   };
-  /// Commits every rack's sub-step: the racks side by side (commitRack, with their views and GPU
-  /// means), then what is shared (events, run totals, the site's sums) in rack order.
+  /// A block of racks' part of a sub-step's commit, formed by its task.
+  struct BlockSums {
+    StepSums sums;
+    double P_burner = 0.0, P_deficit = 0.0;  // W, the smoothing's burners and ramp deficit
+    bool powered_changed = false;            // a rack lost or regained power
+  };
+  std::vector<BlockSums> block_sums_;              // per block of kRackBlock racks
+  std::vector<std::uint8_t> block_loads_changed_;  // per block: a feed's load changed
+  /// Commits every rack's sub-step: the blocks of racks side by side (commitRack, with their
+  /// views, GPU means and the block's sums in rack order), then what is shared (the site's sums,
+  /// the smoothing's run totals, the events of racks that lost or regained power) in block order.
   void commitRacks(double t, double dt, core::SiteState& state, StepSums& sums);
   void commitRack(std::size_t r, double dt, core::SiteState& state);
   void declareTreeChannels(core::Recorder& recorder);
@@ -280,7 +290,9 @@ class ElectricalModel final : public core::Model {
   /// Index of the room "hall" among the distribution's rooms, or -1.
   int hall_room_ = -1;
   static constexpr const char* kHallRoom = "hall";
-  void publishLimits(core::SiteState& state) const noexcept;
+  void publishLimits(core::SiteState& state) noexcept;
+  /// The limits array they were last published into (nullptr: publish at the next advance).
+  const double* limits_of_ = nullptr;
   double busbar_k_ = 0.0;  // 4 R / V^2 of the busbar, 1/W
   struct RackStep {        // scratch of the current step
     bool powered = false;

@@ -87,9 +87,13 @@ class PowerManagement {
   /// Makes rack r's last gpuStep and storageStep the state (the caller has made the powers in P
   /// its committed powers). Racks may commit side by side (each writes only its own state).
   void commit(std::size_t r) noexcept;
-  /// Adds rack r's burner and ramp-deficit energy over dt to the run totals, after commit(r):
-  /// called in rack order, so the totals are the same sums for any number of threads.
-  void bookEnergy(std::size_t r, double dt) noexcept;
+  /// Adds the burner and ramp-deficit powers of a block of racks (their sums of burnerPower and
+  /// rampDeficitPower after commit) over dt to the run totals: called in block order, so the
+  /// totals are the same sums for any number of threads.
+  void bookEnergy(double P_burner, double P_deficit, double dt) noexcept {
+    E_burner_ += P_burner * dt;
+    E_deficit_ += P_deficit * dt;
+  }
   /// Rack r is unpowered this step (its GPUs' committed powers are 0): the floor released, the
   /// storage holds its charge.
   void commitUnpowered(std::size_t r) noexcept;

@@ -81,6 +81,14 @@ class PowerTree {
   bool closed(std::size_t b) const noexcept { return closed_[b] != 0; }
   /// Three-phase complex power drawn at a branch's output bus, VA.
   void setLoad(std::size_t b, Complex S) noexcept { update(S_load_[b], S, dirty_); }
+  /// setLoad for callers that set different branches side by side: writes only the branch's
+  /// load and returns whether it changed; the caller then calls loadsChanged() once if any did.
+  bool placeLoad(std::size_t b, Complex S) noexcept {
+    if (S_load_[b] == S) return false;
+    S_load_[b] = S;
+    return true;
+  }
+  void loadsChanged() noexcept { dirty_ = true; }
   Complex load(std::size_t b) const noexcept { return S_load_[b]; }
   /// Converter controls: output on; the most its input may draw (W, from a limited source);
   /// recharge power wanted at its input (W).
