@@ -22,6 +22,7 @@ constexpr double kJoulePerKilowattHour = 3.6e6;
 constexpr int kA = Distribution::kFeedA;
 constexpr int kB = Distribution::kFeedB;
 using detail::sameBits;
+using detail::storeChanged;
 
 }  // namespace
 
@@ -354,14 +355,14 @@ void ElectricalModel::commitRack(std::size_t r, double dt, core::SiteState& stat
   state.rack_air_E_step[r] += (k.P_air + P_heat) * dt;
   state.rack_ac_E_step[r] += P_ac * dt;
 
-  rack_P_dc_[r] = k.P_load;
-  rack_P_ac_[r] = P_ac;
-  rack_P_psu_loss_[r] = k.P_psu_loss;
-  rack_P_loss_[r] = P_heat;
-  rack_P_grid_dc_[r] = k.P_grid_dc;
-  rack_feed_P_[2 * r] = k.P_ac_a;
-  rack_feed_P_[2 * r + 1] = k.P_ac_b;
-  rack_powered_value_[r] = k.powered ? 1.0 : 0.0;
+  storeChanged(rack_P_dc_[r], k.P_load);
+  storeChanged(rack_P_ac_[r], P_ac);
+  storeChanged(rack_P_psu_loss_[r], k.P_psu_loss);
+  storeChanged(rack_P_loss_[r], P_heat);
+  storeChanged(rack_P_grid_dc_[r], k.P_grid_dc);
+  storeChanged(rack_feed_P_[2 * r], k.P_ac_a);
+  storeChanged(rack_feed_P_[2 * r + 1], k.P_ac_b);
+  storeChanged(rack_powered_value_[r], k.powered ? 1.0 : 0.0);
 }
 
 // The rack views only the recorder reads (means, efficiencies, feed currents), from the sub-step
@@ -370,8 +371,8 @@ void ElectricalModel::publishRackViews(std::size_t r, const core::SiteState& sta
                                        double elapsed) {
   const std::size_t racks = layout_.rack_count;
   const double P_ac = rack_P_ac_[r];
-  rack_P_ac_mean_[r] = elapsed > 0.0 ? state.rack_ac_E_step[r] / elapsed : P_ac;
-  rack_psu_efficiency_[r] = P_ac > 0.0 ? rack_P_grid_dc_[r] / P_ac : 0.0;
+  storeChanged(rack_P_ac_mean_[r], elapsed > 0.0 ? state.rack_ac_E_step[r] / elapsed : P_ac);
+  storeChanged(rack_psu_efficiency_[r], P_ac > 0.0 ? rack_P_grid_dc_[r] / P_ac : 0.0);
   for (std::size_t side = 0; side < 2; ++side) {
     const int b = dist_->feedBranch(r, static_cast<int>(side));
     double I = 0.0, closed = 0.0;
@@ -379,12 +380,12 @@ void ElectricalModel::publishRackViews(std::size_t r, const core::SiteState& sta
       closed = dist_->tree().closed(static_cast<std::size_t>(b)) ? 1.0 : 0.0;
       I = dist_->tree().current(static_cast<std::size_t>(b));
     }
-    rack_feed_I_[side * racks + r] = I;
-    rack_feed_use_[side * racks + r] = I * rack_feed_inv_rated_[2 * r + side];
-    rack_feed_closed_[side * racks + r] = closed;
+    storeChanged(rack_feed_I_[side * racks + r], I);
+    storeChanged(rack_feed_use_[side * racks + r], I * rack_feed_inv_rated_[2 * r + side]);
+    storeChanged(rack_feed_closed_[side * racks + r], closed);
   }
-  rack_E_storage_[r] = pm_->storedEnergy(r);
-  rack_P_burner_[r] = pm_->burnerPower(r);
+  storeChanged(rack_E_storage_[r], pm_->storedEnergy(r));
+  storeChanged(rack_P_burner_[r], pm_->burnerPower(r));
 }
 
 void ElectricalModel::publishTreeViews() {
@@ -395,11 +396,11 @@ void ElectricalModel::publishTreeViews() {
     const std::size_t b = tree_elements_[i];
     const double I = tree.live(b) ? tree.current(b) : 0.0;
     const double I_rated = dist_->ratedCurrent(b);
-    element_I_[i] = I;
-    element_use_[i] = I_rated > 0.0 ? I / I_rated : 0.0;
-    element_V_[i] = tree.live(b) ? tree.lineVoltage(b) : 0.0;
-    element_closed_[i] = tree.closed(b) && dist_->breakerClosed(b) ? 1.0 : 0.0;
-    element_P_loss_[i] = tree.lossPower(b);
+    storeChanged(element_I_[i], I);
+    storeChanged(element_use_[i], I_rated > 0.0 ? I / I_rated : 0.0);
+    storeChanged(element_V_[i], tree.live(b) ? tree.lineVoltage(b) : 0.0);
+    storeChanged(element_closed_[i], tree.closed(b) && dist_->breakerClosed(b) ? 1.0 : 0.0);
+    storeChanged(element_P_loss_[i], tree.lossPower(b));
   });
   for (std::size_t u = 0; u < dist_->upsCount(); ++u) {
     ups_soc_[u] = dist_->upsStateOfCharge(u);

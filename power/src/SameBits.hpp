@@ -12,4 +12,12 @@ inline bool sameBits(const double* x, const double* y, std::size_t n) noexcept {
   return n == 0 || std::memcmp(x, y, n * sizeof(double)) == 0;
 }
 
+/// slot = v, unless slot already holds v's bits. The recorder reads the views every sub-step,
+/// and a view rewritten with its own value would still take its cache line from the core that
+/// read it last; most views hold for many sub-steps (feed currents change only when the tree is
+/// solved again).
+inline void storeChanged(double& slot, double v) noexcept {
+  if (std::memcmp(&slot, &v, sizeof v) != 0) slot = v;
+}
+
 }  // namespace racktwin::power::detail
