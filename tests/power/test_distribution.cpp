@@ -6,12 +6,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ElectricalTestSite.hpp"
 #include "racktwin/core/Recorder.hpp"
 #include "racktwin/core/Summary.hpp"
+#include "racktwin/core/ThreadPool.hpp"
 #include "racktwin/power/ElectricalModel.hpp"
 
 using namespace racktwin;
@@ -290,6 +293,53 @@ TEST_CASE("Generator fails to start: the battery runs out and the load stays los
   CHECK(b.dist().upsStateOfCharge(0) < 0.01);
   CHECK(b.dist().upsStateOfCharge(0) >= 0.0);
   CHECK(b.model->energyBalanceRelativeError() < 1e-9);
+}
+
+TEST_CASE("Forty racks lose and regain power: one event each, in rack order, on any threads",
+          "[power][threads]") {
+  // Two blocks of racks (32 and 8): each block reports its racks' power events after the pass,
+  // and the first thread records them in block order. The racks draw light loads (the test
+  // tree's transformer is 3 MVA); the battery holds about 3.5 s, the generator is absent.
+  constexpr int kRacks = 40;
+  test::TreeOptions o;
+  o.generator = false;
+  o.ups_P_rated = 2e6;
+  o.battery_seconds = 2.0;
+  const auto run = [&](unsigned threads) {
+    auto b = std::make_unique<Bench>(kRacks, o);
+    core::ThreadPool pool(threads);
+    b->model->useThreads(pool);
+    test::setAllDemands(b->state, 300.0, 60.0, 30.0, 2000.0);
+    b->model->initialize(b->state);
+    b->run(0, 20);
+    b->event(core::EventKind::UtilityOutage, 2.0);
+    b->run(20, 80);
+    for (int r = 0; r < kRacks; ++r)
+      CHECK_FALSE(b->model->rackPowered(static_cast<std::size_t>(r)));
+    CHECK(b->model->gpusUnpowered() == 72u * kRacks);
+    b->event(core::EventKind::UtilityRestore, 8.0);
+    b->run(80, 120);
+    for (int r = 0; r < kRacks; ++r)
+      CHECK(b->model->rackPowered(static_cast<std::size_t>(r)));
+    CHECK(b->model->gpusUnpowered() == 0u);
+    CHECK(b->model->energyBalanceRelativeError() < 1e-9);
+    return std::pair{b->model->eventLog(), b->layout.rack_ids};
+  };
+  const auto [log, ids] = run(1);
+  std::vector<std::string> off, on;
+  for (const std::string& line : log) {
+    if (line.find(" unpowered (72 GPUs off)") != std::string::npos) off.push_back(line);
+    if (line.find(" powered again") != std::string::npos) on.push_back(line);
+  }
+  REQUIRE(off.size() == kRacks);
+  REQUIRE(on.size() == kRacks);
+  for (std::size_t r = 0; r < kRacks; ++r) {
+    INFO(off[r] << " / " << on[r]);
+    CHECK(off[r].find(ids[r] + " unpowered") != std::string::npos);
+    CHECK(on[r].find(ids[r] + " powered again") != std::string::npos);
+  }
+  CHECK(run(2).first == log);
+  CHECK(run(3).first == log);
 }
 
 TEST_CASE("Losses heat where they occur and the summary reports them", "[power]") {

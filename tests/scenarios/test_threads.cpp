@@ -102,6 +102,20 @@ TEST_CASE("A power tree through a utility outage gives the same bits on 1 and 2 
   requireSame(one, two);
 }
 
+TEST_CASE("Racks that lose and regain power give the same bits on 1, 2 and 3 threads",
+          "[scenarios][threads]") {
+  // The generators fail to start: the UPS batteries run down near 1,190 s and all 64 racks (both
+  // blocks of racks) lose power until the utility returns at 1,500 s. Each block reports its
+  // racks' power events; the first thread records them in block order.
+  racktwin::core::SiteSpec site = racktwin::scenarios::loadScenario(
+      racktwin::test::sourcePath("scenarios/faults/generator-fails-to-start.yaml"));
+  site.simulation.duration = 1520.0;
+  const Run one = runWith(site, 1, {});
+  CHECK(one.summary.find("\"gpus_unpowered_max\": 4608") != std::string::npos);
+  requireSame(one, runWith(site, 2, {}));
+  requireSame(one, runWith(site, 3, {}));
+}
+
 TEST_CASE("The models write only the coupling fields they declare", "[scenarios][coupling]") {
   // Every call of every model is watched (fingerprints of every field before and after it) on
   // sites that exercise each writer: training with CDU losses (throttling), a power tree through
