@@ -83,9 +83,8 @@ std::vector<Engine::PartTime> Engine::stepTimes() const {
   std::vector<PartTime> parts;
   double parts_s = 0.0;
   for (std::size_t i = 0; i < all_.size(); ++i) {
-    const double s = i < model_s_.size() ? model_s_[i] : 0.0;
-    parts.push_back({std::string(all_[i]->name()), s});
-    parts_s += s;
+    parts.push_back({std::string(all_[i]->name()), model_s_[i]});
+    parts_s += model_s_[i];
   }
   parts.push_back({"recorder", recorder_s_});
   parts.push_back({"engine", std::max(0.0, step_s_ - parts_s - recorder_s_)});

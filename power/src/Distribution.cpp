@@ -340,11 +340,6 @@ bool Distribution::feedLive(std::size_t rack, int side) const noexcept {
   return b >= 0 && tree_.live(static_cast<std::size_t>(b));
 }
 
-void Distribution::setFeedLoad(std::size_t rack, int side, double P, double tan_phi) noexcept {
-  const int b = feed_[2 * rack + static_cast<std::size_t>(side)];
-  if (b >= 0) tree_.setLoad(static_cast<std::size_t>(b), {P, P * tan_phi});
-}
-
 bool Distribution::placeFeedLoad(std::size_t rack, int side, double P, double tan_phi) noexcept {
   const int b = feed_[2 * rack + static_cast<std::size_t>(side)];
   return b >= 0 && tree_.placeLoad(static_cast<std::size_t>(b), {P, P * tan_phi});

@@ -102,10 +102,9 @@ class Distribution {
   // The step.
   void beginStep(double t, double dt) noexcept;
   bool feedLive(std::size_t rack, int side) const noexcept;
-  /// AC input of the PSUs on a feed (W) at power factor pf.
-  void setFeedLoad(std::size_t rack, int side, double P, double tan_phi) noexcept;
-  /// setFeedLoad for racks set side by side (each writes only its own feeds' loads): returns
-  /// whether the load changed; feedLoadsChanged() afterwards, once, if any did.
+  /// AC input of the PSUs on a feed (W at power factor cos(atan(tan_phi))). Racks may set their
+  /// feeds side by side (each writes only its own feeds' loads): returns whether the load
+  /// changed, and the caller calls feedLoadsChanged() afterwards, once, if any did.
   bool placeFeedLoad(std::size_t rack, int side, double P, double tan_phi) noexcept;
   void feedLoadsChanged() noexcept { tree_.loadsChanged(); }
   /// A load (W at power factor cos(atan(tan_phi))) at the output of a non-feed element: equipment
