@@ -95,11 +95,12 @@ int main(int argc, char** argv) {
     // Bytes a macro step moves at least, from the arrays each pass streams (8-byte values):
     //  coolant cell: sweep 6 (p, T_old, f, gamma, C, and T, in which s and alpha are formed),
     //  audit 3;
-    //  chip node: sweep 15, audit 10, junction 4, step power 3;
+    //  chip node: sweep 11 (d0 stays in the thread's cache; the die's alpha is formed in the
+    //  back-substitution), audit 10, junction 4, step power 3;
     //  GPU: publish 10, executor's input scan 3, the energies flushed once (4); the sub-steps
     //  compare no demands while their versions stand.
     const double bytes = 8.0
-                         * (9.0 * static_cast<double>(cells) + 32.0 * static_cast<double>(nodes)
+                         * (9.0 * static_cast<double>(cells) + 28.0 * static_cast<double>(nodes)
                             + 17.0 * static_cast<double>(gpus));
     const double bandwidth = triadBandwidth(threads);
     std::printf("thermal network: %zu coolant cells, %zu chip nodes, %zu coolant loops\n", cells,

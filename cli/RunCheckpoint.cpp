@@ -12,7 +12,7 @@
 namespace racktwin::cli {
 namespace {
 
-constexpr const char* kMagic = "RACKTWIN-STATE 3";
+constexpr const char* kMagic = "RACKTWIN-STATE 4";
 constexpr std::size_t kLargestHeader = std::size_t{64} << 20;  // bytes of the JSON line
 
 [[noreturn]] void damaged(const std::string& path, const std::string& what) {

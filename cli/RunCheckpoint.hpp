@@ -7,7 +7,7 @@
 // number of records the result file held at the checkpoint, and the twin's state
 // (scenarios::Twin::saveState).
 //
-// Layout: a first line "RACKTWIN-STATE 3", a second line of JSON (the header below, with the
+// Layout: a first line "RACKTWIN-STATE 4", a second line of JSON (the header below, with the
 // state's size and its word-wise checksum, `state_checksum`), then the state's bytes. The number
 // rises whenever the state's layout changes (3: the chips' unused per-die junctions left it), so
 // a checkpoint of an older layout is refused instead of read into the wrong arrays. A file cut

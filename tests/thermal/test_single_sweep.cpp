@@ -1,8 +1,8 @@
 // The sweep of a loop with one CDU keeps its flow-only factors between steps (CoolingSweepSingle)
 // and solves the same implicit step as the general sweep, which every loop can be told to take:
 // the two runs must agree to round-off through load swings, the valve and pump controllers, a
-// clogged plate (its flow changes the factors), a pump trip (the flow stops: the general sweep
-// takes over) and the standby's restart.
+// clogged plate (its flow changes the factors), a plate blocked outright (no flow in it), a pump
+// trip (the flow stops: the general sweep takes over) and the standby's restart.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -83,6 +83,15 @@ TEST_CASE("The single-CDU sweep agrees with the general sweep to round-off", "[t
     REQUIRE(r.event(core::EventKind::ClogColdPlate, "row1/rack02/tray02/gpu1", 4.0));
   });
   for (int s = 0; s < 120; ++s) {
+    both([](Run& r) { r.swing(1.0); });
+    compare();
+  }
+  // A plate blocked outright carries no flow while the rest of the loop flows: the single sweep
+  // stays, and that plate's die and cell are closed as the general sweep closes them.
+  both([](Run& r) {
+    REQUIRE(r.event(core::EventKind::ClogColdPlate, "row1/rack03/tray01/gpu0", 1e30));
+  });
+  for (int s = 0; s < 60; ++s) {
     both([](Run& r) { r.swing(1.0); });
     compare();
   }

@@ -508,8 +508,7 @@ void CoolantLoop::finish(std::vector<LinkLaw> laws, std::size_t cells_end, std::
     const std::size_t n_cells = cell_end - cell_begin;
     for (auto* v : {&single.p, &single.f, &single.gamma})
       v->assign(n_cells, 0.0);
-    for (auto* v : {&single.die_a, &single.die_b, &single.die_d1, &single.die_e, &single.die_d0,
-                    &single.die_gamma})
+    for (auto* v : {&single.die_a, &single.die_b, &single.die_d1, &single.die_e, &single.die_gamma})
       v->assign(n_loop_dies, 0.0);
     single.die_cell.assign(n_loop_dies, 0);
     single.die_up.assign(n_loop_dies, 0);

@@ -42,7 +42,7 @@ void CoolantLoop::visitState(core::StateArchive& b) {
   b.resizable(x);
   b(single.valid);
   for (auto* v : {&single.p, &single.f, &single.gamma, &single.die_a, &single.die_b, &single.die_d1,
-                  &single.die_e, &single.die_d0, &single.die_gamma, &single.node_gamma})
+                  &single.die_e, &single.die_gamma, &single.node_gamma})
     b.resizable(*v);
   b.resizable(single.die_cell);
   b.resizable(single.die_up);

@@ -101,8 +101,9 @@ struct CoolantLoop {
     // Per cell of the loop (local index): alpha = s + f alpha_in with s = p T_old + sources
     // (s and alpha are formed in the cells' T, where the temperatures then replace them).
     std::vector<double> p, f, gamma;
-    // Per die of the loop: D = d0 + d1 T_in with d0 = a D_old + b P; e d0 enters its cell.
-    std::vector<double> die_a, die_b, die_d1, die_e, die_d0, die_gamma;
+    // Per die of the loop: D = d0 + d1 T_in with d0 = a D_old + b P; e d0 enters its cell
+    // (d0 itself lives only within a sweep, in the thread's scratch).
+    std::vector<double> die_a, die_b, die_d1, die_e, die_gamma;
     std::vector<std::uint32_t> die_cell;  // local index of the plate's cell
     std::vector<Index> die_up;            // the plate's inlet node
     std::vector<double> node_gamma;

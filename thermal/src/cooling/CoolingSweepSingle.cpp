@@ -188,9 +188,14 @@ void CoolantLoop::sweepSingle(LoopContext& ctx, double dt) {
     s[c] = p[c] * T_old[c];
   const double* D_old = chips.T_old.data() + die0;
   const double* P = chips.P.data() + die0;
+  // Each die's d0 is needed again only in this sweep: it is kept in the thread's scratch, which
+  // stays in its cache, not in an array of the loop's that would travel to memory every step.
+  thread_local std::vector<double> d0_scratch;
+  if (d0_scratch.size() < n_dies) d0_scratch.resize(n_dies);  // grows to the largest loop once
+  double* die_d0 = d0_scratch.data();
   for (std::size_t dl = 0; dl < n_dies; ++dl) {
     const double d0 = single.die_a[dl] * D_old[dl] + single.die_b[dl] * P[dl];
-    single.die_d0[dl] = d0;
+    die_d0[dl] = d0;
     s[single.die_cell[dl]] += single.die_e[dl] * d0;
   }
   const double inv_diag_pump = cell_inv_diag[single.pump_cell_begin];
@@ -202,11 +207,20 @@ void CoolantLoop::sweepSingle(LoopContext& ctx, double dt) {
   const double f_hx = (C_link[unit.hx_link] - exchanger.G) * inv_diag_hx;
   f[single.hx_cell] = f_hx;
 
-  // The alphas along the flow (tear at 0), then the plates' case nodes from their inlets.
+  // The alphas along the flow (tear at 0). The plates' case nodes take theirs from their inlets
+  // in the back-substitution below, unless a plate carries no flow (then closeStillLinks forms
+  // its die's alpha, and all the dies' alphas are formed here as the general sweep does).
   double* alpha = T;  // in place: each cell's s is read before its alpha is written
   propagateSingle<true>(0.0, s, f, node_T.data(), alpha, node_alpha.data());
-  for (std::size_t dl = 0; dl < n_dies; ++dl)
-    chips.alpha[die0 + dl] = single.die_d0[dl] + single.die_d1[dl] * node_alpha[single.die_up[dl]];
+  const double* die_d1 = single.die_d1.data();
+  const Index* die_up = single.die_up.data();
+  bool still_plate = false;
+  for (const Index l : still_links)
+    still_plate = still_plate || links[l].role == ThermalRole::ChipPlate;
+  if (still_plate) {
+    for (std::size_t dl = 0; dl < n_dies; ++dl)
+      chips.alpha[die0 + dl] = die_d0[dl] + die_d1[dl] * node_alpha[die_up[dl]];
+  }
 
   // Links without flow: closed cells (their gammas are zero, so the alpha is the temperature).
   closeStillLinks(ctx, dt, cells.T.data());
@@ -241,10 +255,19 @@ void CoolantLoop::sweepSingle(LoopContext& ctx, double dt) {
   const double* die_gamma = single.die_gamma.data();
   const double* C_d = chips.C.data() + die0;
   double* D = chips.T.data() + die0;
-  const double* die_a = chips.alpha.data() + die0;
-  for (std::size_t dl = 0; dl < n_dies; ++dl) {
-    D[dl] = die_a[dl] + die_gamma[dl] * y;
-    E += C_d[dl] * (D[dl] - core::kZeroCelsius_K);
+  if (still_plate) {
+    const double* die_alpha = chips.alpha.data() + die0;
+    for (std::size_t dl = 0; dl < n_dies; ++dl) {
+      D[dl] = die_alpha[dl] + die_gamma[dl] * y;
+      E += C_d[dl] * (D[dl] - core::kZeroCelsius_K);
+    }
+  } else {
+    // The same sums in the same order, the alpha formed in place: one pass over the dies.
+    for (std::size_t dl = 0; dl < n_dies; ++dl) {
+      const double die_alpha = die_d0[dl] + die_d1[dl] * node_alpha[die_up[dl]];
+      D[dl] = die_alpha + die_gamma[dl] * y;
+      E += C_d[dl] * (D[dl] - core::kZeroCelsius_K);
+    }
   }
   E_stored = E;
   const std::size_t n_nodes = network.nodeCount();
