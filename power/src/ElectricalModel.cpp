@@ -44,7 +44,13 @@ ElectricalModel::ElectricalModel(const core::SiteSpec& site, const core::SiteLay
       facility_series_(seriesCapacity(site.simulation)) {
   RACKTWIN_ASSERT(site.racks.size() == layout.rack_count, "layout built from another site");
   const std::size_t racks = layout.rack_count;
-  curves_.reserve(racks);
+  rack_curve_.reserve(racks);
+  std::vector<const core::PowerShelfSpec*> curve_specs;  // the spec of each of curves_
+  const auto sameCurve = [](const core::PowerShelfSpec& a, const core::PowerShelfSpec& b) {
+    return a.psu_P_rated == b.psu_P_rated
+           && a.psu_efficiency.load_fraction == b.psu_efficiency.load_fraction
+           && a.psu_efficiency.efficiency == b.psu_efficiency.efficiency;
+  };
   rack_shelf_begin_.reserve(racks + 1);
   rack_shelf_begin_.push_back(0);
   shelf_psu_begin_.push_back(0);
@@ -55,11 +61,19 @@ ElectricalModel::ElectricalModel(const core::SiteSpec& site, const core::SiteLay
       throw std::invalid_argument("rack " + rack_id
                                   + ": needs at least one power shelf with at least one PSU");
     }
-    try {
-      curves_.emplace_back(power.psu_efficiency, power.psu_P_rated);
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument("rack " + rack_id + ": " + e.what());
+    // Racks of one type share its curve: one copy stays in the cache for every rack's sub-step.
+    std::size_t curve = 0;
+    while (curve < curves_.size() && !sameCurve(*curve_specs[curve], power))
+      ++curve;
+    if (curve == curves_.size()) {
+      try {
+        curves_.emplace_back(power.psu_efficiency, power.psu_P_rated);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument("rack " + rack_id + ": " + e.what());
+      }
+      curve_specs.push_back(&power);
     }
+    rack_curve_.push_back(static_cast<std::uint32_t>(curve));
     for (int s = 0; s < power.shelves; ++s) {
       shelf_psu_begin_.push_back(shelf_psu_begin_.back()
                                  + static_cast<std::uint32_t>(power.psus_per_shelf));
@@ -173,7 +187,7 @@ double ElectricalModel::shelfOutput(std::size_t rack, std::size_t shelf) const {
 
 const PsuEfficiency& ElectricalModel::psuCurve(std::size_t rack) const {
   RACKTWIN_ASSERT(rack < layout_.rack_count, "rack index out of range");
-  return curves_[rack];
+  return curves_[rack_curve_[rack]];
 }
 
 void ElectricalModel::initialize(core::SiteState& state) {
@@ -419,7 +433,7 @@ void ElectricalModel::solveRack(std::size_t r, double dt, double elapsed, core::
 
     double P_loss = 0.0;
     const double P_shelf = powered ? P_dc / static_cast<double>(rack_live_shelves_[r]) : 0.0;
-    const PsuEfficiency& curve = curves_[r];
+    const PsuEfficiency& curve = curves_[rack_curve_[r]];
     for (std::size_t s = rack_shelf_begin_[r]; s < rack_shelf_begin_[r + 1]; ++s) {
       const std::uint32_t healthy = shelf_healthy_[s];
       if (healthy == 0) {

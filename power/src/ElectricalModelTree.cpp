@@ -174,7 +174,7 @@ void ElectricalModel::computeRack(std::size_t r, double t, double dt,
   k.P_busbar_loss = P_out - k.P_load;
   k.P_grid_dc = pm_->storageStep(r, P_out, dt);
   const double P_shelf = k.P_grid_dc / static_cast<double>(live_shelves);
-  const PsuEfficiency& curve = curves_[r];
+  const PsuEfficiency& curve = curves_[rack_curve_[r]];
   double P_psu_loss = 0.0, P_ac_a = 0.0, P_ac_b = 0.0;
   for (std::size_t s = rack_shelf_begin_[r]; s < rack_shelf_begin_[r + 1]; ++s)
     shelf_P_out_[s] = shelf_live_[s] > 0 ? P_shelf : 0.0;

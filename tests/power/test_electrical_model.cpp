@@ -277,3 +277,44 @@ TEST_CASE("Electrical model rejects a rack type without power shelves", "[power]
   site.racks[0].type.power.psu_efficiency.efficiency = {0.9, 0.94, 1.2, 0.91};
   CHECK_THROWS_WITH(power::ElectricalModel(site, layout), Catch::Matchers::Contains("row1/rack01"));
 }
+
+TEST_CASE("Racks of types with different PSU curves each take the loss of their own curve",
+          "[power]") {
+  // Three racks: the first and last of the GB300 type (80 PLUS Titanium table of
+  // Gb300TestSite.hpp), the middle one with a lower, flatter table and a smaller PSU rating.
+  core::SiteSpec site = test::gb300Site(3);
+  core::PowerShelfSpec& other = site.racks[1].type.power;
+  other.psu_P_rated = 3300.0;
+  other.psu_efficiency.load_fraction = {0.10, 0.50, 1.00};
+  other.psu_efficiency.efficiency = {0.85, 0.90, 0.88};
+  const core::SiteLayout layout = core::SiteLayout::build(site);
+  power::ElectricalModel model(site, layout);
+  core::SiteState s;
+  s.resize(layout, 300.0);
+  setDemands(s, 1000.0, 200.0, 80.0, 10000.0);
+  model.initialize(s);
+  s.clearStepAccumulators();
+  model.advance(0.0, 0.1, s);
+  // The loss per PSU, interpolated here from the rack type's own table (linear between points).
+  const auto tableLoss = [](const core::PowerShelfSpec& p, double P_out) {
+    const std::vector<double>& x = p.psu_efficiency.load_fraction;
+    const std::vector<double>& eta = p.psu_efficiency.efficiency;
+    std::size_t i = 0;
+    while (i + 2 < x.size() && P_out >= x[i + 1] * p.psu_P_rated)
+      ++i;
+    const double P0 = x[i] * p.psu_P_rated, P1 = x[i + 1] * p.psu_P_rated;
+    const double L0 = P0 * (1.0 / eta[i] - 1.0), L1 = P1 * (1.0 / eta[i + 1] - 1.0);
+    return L0 + (L1 - L0) / (P1 - P0) * (P_out - P0);
+  };
+  for (std::size_t r = 0; r < 3; ++r) {
+    const core::PowerShelfSpec& p = site.racks[r].type.power;
+    const int psus = p.shelves * p.psus_per_shelf;
+    const double P_dc = rackDemand(layout, s, r);
+    CHECK(s.rack_P_dc[r] == Approx(P_dc).epsilon(1e-12));
+    CHECK(s.rack_P_psu_loss[r] == Approx(psus * tableLoss(p, P_dc / psus)).epsilon(1e-12));
+  }
+  // The same demands on different curves: different losses.
+  CHECK(s.rack_P_psu_loss[1] > 1.5 * s.rack_P_psu_loss[0]);
+  CHECK(s.rack_P_psu_loss[2] == s.rack_P_psu_loss[0]);
+  CHECK(&model.psuCurve(0) == &model.psuCurve(2));  // one type, one curve
+}

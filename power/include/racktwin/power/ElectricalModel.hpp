@@ -212,7 +212,8 @@ class ElectricalModel final : public core::Model {
   const core::SiteLayout& layout_;
   bool present_ = false;
   double min_max_from_ = 60.0;                    // s: the min/max statistics skip the first minute
-  std::vector<PsuEfficiency> curves_;             // per rack
+  std::vector<PsuEfficiency> curves_;             // the distinct curves of the racks' types
+  std::vector<std::uint32_t> rack_curve_;         // per rack: its curve in curves_
   std::vector<double> rack_tan_phi_;              // per rack, PSU input
   std::vector<std::uint32_t> rack_shelf_begin_;   // shelves of rack r: [begin[r], begin[r+1])
   std::vector<std::uint32_t> shelf_psu_begin_;    // PSUs of shelf s: [begin[s], begin[s+1])
