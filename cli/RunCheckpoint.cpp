@@ -123,6 +123,7 @@ void writeRunCheckpoint(const std::string& path, const RunCheckpoint& c) {
       {"aggregates", optionalText(c.aggregates)},
       {"compression", optionalText(c.compression)},
       {"save_state_interval_s", c.save_state_interval_s},
+      {"save_state_wall_interval_s", c.save_state_wall_interval_s},
       {"output", c.output},
       {"summary_json", c.summary_json},
       {"rows", c.rows},
@@ -170,6 +171,7 @@ RunCheckpoint readRunCheckpoint(const std::string& path) {
     c.aggregates = readOptionalText(header.at("aggregates"));
     c.compression = readOptionalText(header.at("compression"));
     c.save_state_interval_s = header.at("save_state_interval_s").get<double>();
+    c.save_state_wall_interval_s = header.at("save_state_wall_interval_s").get<double>();
     c.output = header.at("output").get<std::string>();
     c.summary_json = header.at("summary_json").get<std::string>();
     c.rows = header.at("rows").get<std::uint64_t>();

@@ -1,6 +1,7 @@
 #pragma once
 // The checkpoint of a `racktwin run`: `<output>.resume`, beside the result, written atomically at
-// the end of a step every --save-state-interval simulated seconds and when the run is
+// the end of a step every --save-state-interval simulated seconds, once --save-state-wall-interval
+// seconds of wall time have passed since the last (5 minutes by default), and when the run is
 // interrupted, removed when the run completes. It holds what `racktwin run --resume` needs to
 // rebuild the same run: the command line that shaped it, fingerprints of the scenario and of
 // every file it read (a changed input refuses the resume instead of continuing another run), the
@@ -9,7 +10,8 @@
 //
 // Layout: a first line "RACKTWIN-STATE 4", a second line of JSON (the header below, with the
 // state's size and its word-wise checksum, `state_checksum`), then the state's bytes. The number
-// rises whenever the state's layout changes (3: the chips' unused per-die junctions left it), so
+// rises whenever the state's layout changes (3: the chips' unused per-die junctions left it; 4:
+// the single-CDU sweep's per-die scratch left it, and the header took the wall-clock interval), so
 // a checkpoint of an older layout is refused instead of read into the wrong arrays. A file cut
 // short, with flipped bytes or from another program version is refused with the file's name and
 // what is wrong.
@@ -33,12 +35,13 @@ struct RunCheckpoint {
   std::optional<double> step_s, duration_s, record_interval_s;  // command-line overrides
   std::optional<std::string> per_gpu, hottest_gpus, aggregates, compression;
   bool allow_outside_paths = false;
-  double save_state_interval_s = 0.0;
-  std::string output;        // absolute
-  std::string summary_json;  // absolute, or empty
-  std::uint64_t rows = 0;    // records in the result file at the checkpoint
-  double time_s = 0.0;       // simulated time of the checkpoint
-  std::string state;         // scenarios::Twin::saveState()
+  double save_state_interval_s = 0.0;       // simulated s between checkpoints; 0: none
+  double save_state_wall_interval_s = 0.0;  // wall-clock s between checkpoints; 0: none
+  std::string output;                       // absolute
+  std::string summary_json;                 // absolute, or empty
+  std::uint64_t rows = 0;                   // records in the result file at the checkpoint
+  double time_s = 0.0;                      // simulated time of the checkpoint
+  std::string state;                        // scenarios::Twin::saveState()
 };
 
 std::uint64_t fnv1a64(std::string_view bytes);

@@ -223,11 +223,13 @@ int prepareResume(const RunArguments& given, RunArguments& run,
                   std::optional<RunCheckpoint>& checkpoint) {
   if (!given.output.empty() || given.duration_s || given.step_s || given.record_interval_s
       || !given.summary_json.empty() || given.allow_outside_paths || given.save_state_interval_s
-      || given.per_gpu || given.hottest_gpus || given.aggregates || given.compression) {
+      || given.save_state_wall_interval_s || given.per_gpu || given.hottest_gpus || given.aggregates
+      || given.compression) {
     std::fprintf(stderr,
                  "racktwin: <command line>: key '--resume': continues the run as it was started; "
                  "-o, --duration, --step, --record-interval, --summary-json, "
-                 "--allow-outside-paths, --save-state-interval, --per-gpu, --hottest-gpus, "
+                 "--allow-outside-paths, --save-state-interval, --save-state-wall-interval, "
+                 "--per-gpu, --hottest-gpus, "
                  "--aggregates and --compression cannot be given with it\n");
     return kBadInput;
   }
@@ -270,6 +272,7 @@ int prepareResume(const RunArguments& given, RunArguments& run,
   run.record_interval_s = c.record_interval_s;
   run.allow_outside_paths = c.allow_outside_paths;
   run.save_state_interval_s = c.save_state_interval_s;
+  run.save_state_wall_interval_s = c.save_state_wall_interval_s;
   run.per_gpu = c.per_gpu;
   run.hottest_gpus = c.hottest_gpus;
   run.aggregates = c.aggregates;
@@ -356,7 +359,9 @@ RunCheckpoint describeRun(const RunArguments& run, const core::SiteSpec& site,
   c.duration_s = run.duration_s;
   c.record_interval_s = run.record_interval_s;
   c.allow_outside_paths = run.allow_outside_paths;
-  c.save_state_interval_s = run.save_state_interval_s.value_or(kDefaultSaveStateInterval_s);
+  c.save_state_interval_s = run.save_state_interval_s.value_or(0.0);
+  c.save_state_wall_interval_s =
+      run.save_state_wall_interval_s.value_or(kDefaultSaveStateWallInterval_s);
   c.per_gpu = run.per_gpu;
   c.hottest_gpus = run.hottest_gpus;
   c.aggregates = run.aggregates;
@@ -401,10 +406,19 @@ int runCommand(const RunArguments& arguments) {
                  "(or --resume RESULT to continue an interrupted run)\n");
     return kBadInput;
   }
-  if (run.save_state_interval_s && !(*run.save_state_interval_s >= 0.0)) {
+  if (run.save_state_interval_s
+      && !(*run.save_state_interval_s >= 0.0 && std::isfinite(*run.save_state_interval_s))) {
     std::fprintf(stderr,
                  "racktwin: <command line>: key '--save-state-interval': expected "
-                 "simulated seconds >= 0 (0: no checkpoints)\n");
+                 "simulated seconds >= 0 (0: no checkpoints by simulated time)\n");
+    return kBadInput;
+  }
+  if (run.save_state_wall_interval_s
+      && !(*run.save_state_wall_interval_s >= 0.0
+           && std::isfinite(*run.save_state_wall_interval_s))) {
+    std::fprintf(stderr,
+                 "racktwin: <command line>: key '--save-state-wall-interval': expected "
+                 "wall-clock seconds >= 0 (0: no checkpoints by the clock)\n");
     return kBadInput;
   }
 
@@ -490,6 +504,7 @@ int runCommand(const RunArguments& arguments) {
   bool complete = false;
   core::Summary summary;
   const double save_interval = checkpoint.save_state_interval_s;
+  const double save_wall_interval = checkpoint.save_state_wall_interval_s;
   TestSignal test_signal = testSignal();
   // A checkpoint that cannot be written (a full disk) does not stop the run: the previous one
   // still fits the result file (a resume cuts the rows after it), so it stays.
@@ -545,14 +560,24 @@ int runCommand(const RunArguments& arguments) {
                                  : std::numeric_limits<double>::infinity();
     };
     double next_save = nextSave(twin->time());
+    // And at the first step end once the wall-clock interval has passed since the last one (or
+    // the run's start). Where they fall changes no result: a resume continues the same state.
+    auto last_save_wall = std::chrono::steady_clock::now();
+    const auto wallDue = [&] {
+      return save_wall_interval > 0.0
+             && std::chrono::duration<double>(std::chrono::steady_clock::now() - last_save_wall)
+                        .count()
+                    >= save_wall_interval;
+    };
     Progress progress(twin->duration());
     bool more = true;
     while (g_interrupted == 0 && more) {
       more = twin->step();
       if (!arguments.quiet) progress.update(twin->time());
-      if (more && twin->time() >= next_save - slack) {
+      if (more && (twin->time() >= next_save - slack || wallDue())) {
         saveCheckpoint();
         next_save = nextSave(twin->time());
+        last_save_wall = std::chrono::steady_clock::now();
       }
       if (twin->time() >= test_signal.time - slack) {
         std::raise(test_signal.signal);

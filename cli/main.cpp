@@ -40,7 +40,10 @@ int main(int argc, char** argv) {
                         "(absolute paths, '..')");
   run_command->add_option("--save-state-interval", run.save_state_interval_s,
                           "Simulated seconds between checkpoints saved beside the result as "
-                          "<output>.resume (default 600; 0: none)");
+                          "<output>.resume (default: none by simulated time)");
+  run_command->add_option("--save-state-wall-interval", run.save_state_wall_interval_s,
+                          "Wall-clock seconds of the run after which a checkpoint is saved again "
+                          "(default 300; 0: none by the clock)");
   run_command->add_option("--resume", run.resume,
                           "Continue an interrupted run from its last checkpoint: the result "
                           "(complete = 0) or its <result>.partial");

@@ -167,8 +167,9 @@ TEST_CASE("An aggregated run holds the full run's numbers and resumes bit for bi
   // The rack datasets are the same numbers whatever the level of detail.
   CHECK(rc::readResultDataset(full, "/rack/P_ac") == rc::readResultDataset(ref, "/rack/P_ac"));
 
-  const auto killed = runProgram("RACKTWIN_TEST_SIGNAL=KILL RACKTWIN_TEST_SIGNAL_AT_S=725 " + kCli
-                                 + " run " + scenario + options + " -q -o " + out);
+  const auto killed =
+      runProgram("RACKTWIN_TEST_SIGNAL=KILL RACKTWIN_TEST_SIGNAL_AT_S=725 " + kCli + " run "
+                 + scenario + options + " --save-state-interval 600 -q -o " + out);
   CHECK(killed.exit_code == 128 + 9);
   // The options are the run's: they cannot be changed on resume.
   const auto changed = runProgram(kCli + " run --resume " + out + " --per-gpu all -q");

@@ -56,14 +56,16 @@ TEST_CASE(
     const char* options;
     double kills[3];
   };
-  // cluster-64-racks: the default interval (600 s) with 10 s records, flushed every 60 records:
-  // the kill at 1795 s comes after a flush (1790 s) past the checkpoint (1200 s), so the resumed
-  // run must cut rows the killed one had made durable. The power-loss scenario checkpoints every
-  // 120 s through its outage, generator failure and battery discharge.
-  const Case c = GENERATE(Case{"scenarios/cluster-64-racks.yaml", "", {1795.0, 2400.0, 3001.0}},
-                          Case{"scenarios/faults/generator-fails-to-start.yaml",
-                               "--save-state-interval 120",
-                               {333.0, 840.0, 1500.0}});
+  // cluster-64-racks: a checkpoint every 600 simulated seconds with 10 s records, flushed every
+  // 60 records: the kill at 1795 s comes after a flush (1790 s) past the checkpoint (1200 s), so
+  // the resumed run must cut rows the killed one had made durable. The power-loss scenario
+  // checkpoints every 120 s through its outage, generator failure and battery discharge.
+  const Case c = GENERATE(
+      Case{
+          "scenarios/cluster-64-racks.yaml", "--save-state-interval 600", {1795.0, 2400.0, 3001.0}},
+      Case{"scenarios/faults/generator-fails-to-start.yaml",
+           "--save-state-interval 120",
+           {333.0, 840.0, 1500.0}});
   INFO("scenario " << c.scenario);
   const std::string dir = scratch("resume-kill");
   const std::string ref = dir + "/reference.h5", out = dir + "/resumed.h5";
@@ -131,7 +133,11 @@ TEST_CASE(
   CHECK(stopped.err.find("--resume") != std::string::npos);
   // The stopped run's file is under the result's name with complete = 0, as before.
   CHECK(racktwin::core::readResultInfo(out).attributes.at("complete") == "0");
-  CHECK(checkpointHeader(out + ".resume").at("time_s").get<double>() == Approx(417.0));
+  const auto header = checkpointHeader(out + ".resume");
+  CHECK(header.at("time_s").get<double>() == Approx(417.0));
+  // The defaults: no checkpoints by simulated time, one after every 5 minutes of wall time.
+  CHECK(header.at("save_state_interval_s").get<double>() == 0.0);
+  CHECK(header.at("save_state_wall_interval_s").get<double>() == 300.0);
   const auto resumed = runProgram(kCli + " run --resume " + out + " -q");
   INFO(resumed.err);
   REQUIRE(resumed.exit_code == 0);
@@ -220,5 +226,43 @@ TEST_CASE("Resuming refuses a checkpoint that is damaged, missing or from anothe
     const auto run = runProgram(kCli + " run --resume " + out + " -q");
     CHECK(run.exit_code == 2);
     CHECK(run.err.find("no checkpoint") != std::string::npos);
+  }
+}
+
+TEST_CASE(
+    "A run saves checkpoints by the wall clock, and one resumed from them equals the "
+    "uninterrupted run",
+    "[integration][resume]") {
+  const std::string dir = scratch("resume-wall");
+  const std::string scenario = "scenarios/faults/cdu-pump-trip.yaml";
+  const std::string ref = dir + "/reference.h5", out = dir + "/resumed.h5";
+  REQUIRE(runProgram(kCli + " run " + scenario + " -q -o " + ref).exit_code == 0);
+  // By default a run that ends within 5 minutes of wall time saves none: killed, it leaves none.
+  const auto unsaved = runProgram(killedAt(700.0) + kCli + " run " + scenario + " -q -o " + out);
+  CHECK(unsaved.exit_code == 128 + 9);
+  CHECK_FALSE(fs::exists(out + ".resume"));
+  fs::remove(out + ".partial");
+  // With a wall-clock interval of 1 ms, every step end after the first is one.
+  const auto killed = runProgram(killedAt(700.0) + kCli + " run " + scenario
+                                 + " --save-state-wall-interval 0.001 -q -o " + out);
+  CHECK(killed.exit_code == 128 + 9);
+  REQUIRE(fs::exists(out + ".resume"));
+  const auto header = checkpointHeader(out + ".resume");
+  CHECK(header.at("time_s").get<double>() > 0.0);
+  CHECK(header.at("time_s").get<double>() <= 700.0);
+  CHECK(header.at("save_state_interval_s").get<double>() == 0.0);
+  CHECK(header.at("save_state_wall_interval_s").get<double>() == 0.001);
+  const auto resumed = runProgram(kCli + " run --resume " + out + " -q");
+  INFO(resumed.err);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK(runProgram("h5diff --exclude-path /resume " + ref + " " + out).exit_code == 0);
+  // The interval is checked like every other number of the command line.
+  for (const char* bad : {"-1", "nan", "inf"}) {
+    const auto run = runProgram(kCli + " run " + scenario + " --save-state-wall-interval " + bad
+                                + " -q -o " + dir + "/bad.h5");
+    INFO(bad << ": " << run.err);
+    CHECK(run.exit_code == 2);
+    CHECK(run.err.find("'--save-state-wall-interval'") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir + "/bad.h5"));
   }
 }
