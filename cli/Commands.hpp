@@ -48,7 +48,7 @@ struct RunArguments {
 
 /// By default a run saves a checkpoint after every 5 minutes of its wall time: that bounds the work
 /// a crash loses whatever the run's speed, and costs little (a 100k-GPU site's checkpoint takes
-/// about 0.3 s). A checkpoint every so many simulated seconds would cost a fast run more than it
+/// 0.35-0.42 s). A checkpoint every so many simulated seconds would cost a fast run more than it
 /// protects (a 25 s hour of the 100k site, 5 of them) and a slow one could lose hours.
 inline constexpr double kDefaultSaveStateWallInterval_s = 300.0;
 

@@ -242,7 +242,8 @@ TEST_CASE(
   CHECK(unsaved.exit_code == 128 + 9);
   CHECK_FALSE(fs::exists(out + ".resume"));
   fs::remove(out + ".partial");
-  // With a wall-clock interval of 1 ms, every step end after the first is one.
+  // With a wall-clock interval of 1 ms, a checkpoint follows the first step end of each
+  // millisecond: the last one before the kill is at most 700 s.
   const auto killed = runProgram(killedAt(700.0) + kCli + " run " + scenario
                                  + " --save-state-wall-interval 0.001 -q -o " + out);
   CHECK(killed.exit_code == 128 + 9);
