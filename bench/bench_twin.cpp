@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
     std::size_t steps = 0, gpus = 0;
     double simulated = 0.0;
     std::size_t cells = 0, nodes = 0, loops = 0;
+    int loop_solves = 0;  // hydraulic solves in the step loop (pump speeds, viscosity)
     std::vector<racktwin::core::Engine::PartTime> parts;  // of the best loop
     for (int r = 0; r < repeat; ++r) {
       const auto start = Clock::now();
@@ -68,11 +69,13 @@ int main(int argc, char** argv) {
       twin.initialize();
       twin.timeSteps();
       const auto loop = Clock::now();
+      const int solves_before = twin.cooling().hydraulicSolves();
       steps = 0;
       while (twin.step())
         ++steps;
       ++steps;
       const auto looped = Clock::now();
+      loop_solves = twin.cooling().hydraulicSolves() - solves_before;
       simulated = twin.time();
       twin.finish(true);
       gpus = twin.layout().gpu_count;
@@ -103,8 +106,10 @@ int main(int argc, char** argv) {
                          * (9.0 * static_cast<double>(cells) + 28.0 * static_cast<double>(nodes)
                             + 17.0 * static_cast<double>(gpus));
     const double bandwidth = triadBandwidth(threads);
-    std::printf("thermal network: %zu coolant cells, %zu chip nodes, %zu coolant loops\n", cells,
-                nodes, loops);
+    std::printf(
+        "thermal network: %zu coolant cells, %zu chip nodes, %zu coolant loops; %d hydraulic "
+        "solves in the step loop\n",
+        cells, nodes, loops, loop_solves);
     std::printf(
         "memory bound: %.1f MB a macro step at %.1f GB/s (STREAM triad, %u threads) = "
         "%.2f ms; the step takes %.2f ms, %.1f times the bound\n",
