@@ -10,16 +10,9 @@
 #include <string>
 #include <system_error>
 
-#if defined(__linux__) && defined(__GLIBC__)
-#include <malloc.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
-#include <cstdint>
-#endif
-
 #include "Commands.hpp"
 #include "racktwin/core/Error.hpp"
+#include "racktwin/core/HugePageHeap.hpp"
 #include "racktwin/scenarios/EpanetInput.hpp"
 
 namespace racktwin::cli {
@@ -27,35 +20,17 @@ namespace {
 
 // A large network costs more in first-touch page faults (4 KiB each, some 10-25 us on a virtual
 // machine) than in its factorisations. The heap is therefore grown once to about what reading and
-// solving the file will need, and that range is marked for transparent huge pages (2 MiB per
-// fault): glibc keeps allocations below 32 MiB on this heap and never gives it back, so every
-// later allocation reuses it. Worth it only for big files; a no-op elsewhere.
+// solving the file will need, on transparent huge pages (2 MiB per fault; core/HugePageHeap.hpp).
+// Worth it only for big files.
 void prepareHeap(const std::string& path) {
-#if defined(__linux__) && defined(__GLIBC__)
   std::error_code error;
   const auto file_size = std::filesystem::file_size(path, error);
   constexpr std::uintmax_t kSmallFile = 1u << 18;
   if (error || file_size < kSmallFile) return;
   // About 35-45 bytes of model, solver and output per byte of input (grids of 10^4 to 10^5 nodes).
-  constexpr std::uintmax_t kLargestReserve = std::uintmax_t{1} << 30;  // fits mallopt's int
-  const std::uintmax_t reserve = std::min<std::uintmax_t>(48 * file_size, kLargestReserve);
-  constexpr std::size_t kHugePage = std::size_t{2} << 20;
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest; bigger blocks still get their own map
-  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
-  mallopt(M_TOP_PAD, static_cast<int>(reserve));
-  auto* const start = static_cast<char*>(sbrk(0));
-  // volatile: the compiler may otherwise drop a malloc whose block is freed unused.
-  void* volatile probe = std::malloc(kHugePage);  // larger than the spare top: grows the heap
-  std::free(probe);
-  mallopt(M_TOP_PAD, 0);
-  auto* const end = static_cast<char*>(sbrk(0));
-  if (start == reinterpret_cast<char*>(-1) || end <= start) return;
-  const auto first = (reinterpret_cast<std::uintptr_t>(start) + kHugePage - 1) & ~(kHugePage - 1);
-  const auto last = reinterpret_cast<std::uintptr_t>(end) & ~(kHugePage - 1);
-  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-#else
-  (void)path;
-#endif
+  constexpr std::uintmax_t kLargestReserve = std::uintmax_t{1} << 30;
+  core::reserveHugePageHeap(
+      static_cast<std::size_t>(std::min<std::uintmax_t>(48 * file_size, kLargestReserve)));
 }
 
 void printTable(const scenarios::EpanetModel& model, const scenarios::EpanetSolution& solution,

@@ -19,6 +19,7 @@
 #include "RunCheckpoint.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Hdf5Result.hpp"
+#include "racktwin/core/HugePageHeap.hpp"
 #include "racktwin/core/LimitMonitor.hpp"
 #include "racktwin/core/OutputDetail.hpp"
 #include "racktwin/core/ThreadPool.hpp"
@@ -466,6 +467,8 @@ int runCommand(const RunArguments& arguments) {
     std::fprintf(stderr, "racktwin: %s\n", error.what());
     return kBadInput;
   }
+  // A large site's state on transparent huge pages, reserved before the twin allocates it.
+  core::reserveHugePageHeapFor(site);
   std::unique_ptr<scenarios::Twin> twin;
   try {
     twin = std::make_unique<scenarios::Twin>(
