@@ -58,8 +58,8 @@ int main(int argc, char** argv) {
   };
   try {
     const racktwin::core::SiteSpec site = racktwin::scenarios::loadScenario(path);
-    // As `racktwin run` does: a large site's state on huge pages (core/HugePageHeap.hpp);
-    // RACKTWIN_HUGE_PAGES=0 measures it on the system's default pages.
+    // As `racktwin run` does: with RACKTWIN_HUGE_PAGES=1, a large site's state on huge pages
+    // (core/HugePageHeap.hpp).
     const std::size_t marked = racktwin::core::reserveHugePageHeapFor(site);
     double best = 1e300, best_loop = 1e300, best_setup = 1e300;
     std::size_t steps = 0, gpus = 0;

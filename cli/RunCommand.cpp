@@ -467,7 +467,8 @@ int runCommand(const RunArguments& arguments) {
     std::fprintf(stderr, "racktwin: %s\n", error.what());
     return kBadInput;
   }
-  // A large site's state on transparent huge pages, reserved before the twin allocates it.
+  // With RACKTWIN_HUGE_PAGES=1, a large site's state on transparent huge pages, reserved before
+  // the twin allocates it.
   core::reserveHugePageHeapFor(site);
   std::unique_ptr<scenarios::Twin> twin;
   try {

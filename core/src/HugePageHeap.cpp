@@ -54,7 +54,7 @@ std::size_t reserveHugePageHeapFor(const SiteSpec& site) noexcept {
   for (const RackSpec& rack : site.racks)
     gpus += static_cast<std::size_t>(rack.type.compute_trays * rack.type.gpus_per_tray);
   const char* setting = std::getenv("RACKTWIN_HUGE_PAGES");
-  if (setting != nullptr && std::string_view(setting) == "0") return 0;
+  if (setting == nullptr || std::string_view(setting) != "1") return 0;
   return gpus >= kHugePageHeapGpus ? reserveHugePageHeap(gpus * kHeapPerGpu) : 0;
 }
 

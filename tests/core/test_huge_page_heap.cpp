@@ -1,6 +1,6 @@
 // core::reserveHugePageHeap: the grown heap is marked for transparent huge pages (the kernel's
 // own view of the mapping, /proc/self/smaps) and later allocations come from it; sites below
-// kHugePageHeapGpus and RACKTWIN_HUGE_PAGES=0 keep the system's pages.
+// kHugePageHeapGpus, and every site unless RACKTWIN_HUGE_PAGES=1, keep the system's pages.
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstdlib>
@@ -81,15 +81,18 @@ TEST_CASE("The heap grown for huge pages is marked so and serves the allocations
   CHECK(markedForHugePages(large.data()));
 }
 
-TEST_CASE("Sites under 10,000 GPUs and RACKTWIN_HUGE_PAGES=0 keep the system's pages",
+TEST_CASE("Only RACKTWIN_HUGE_PAGES=1 puts a site of 10,000 GPUs or more on huge pages",
           "[core][memory]") {
   using racktwin::core::kHeapPerGpu;
   using racktwin::core::reserveHugePageHeapFor;
-  CHECK(reserveHugePageHeapFor(siteOfRacks(138)) == 0);  // 9,936 GPUs
-  REQUIRE(setenv("RACKTWIN_HUGE_PAGES", "0", 1) == 0);
-  CHECK(reserveHugePageHeapFor(siteOfRacks(139)) == 0);  // 10,008 GPUs, but turned off
   REQUIRE(unsetenv("RACKTWIN_HUGE_PAGES") == 0);
+  CHECK(reserveHugePageHeapFor(siteOfRacks(139)) == 0);  // 10,008 GPUs, the default: off
+  REQUIRE(setenv("RACKTWIN_HUGE_PAGES", "0", 1) == 0);
+  CHECK(reserveHugePageHeapFor(siteOfRacks(139)) == 0);
+  REQUIRE(setenv("RACKTWIN_HUGE_PAGES", "1", 1) == 0);
+  CHECK(reserveHugePageHeapFor(siteOfRacks(138)) == 0);  // 9,936 GPUs: too few
   const std::size_t marked = reserveHugePageHeapFor(siteOfRacks(139));
+  REQUIRE(unsetenv("RACKTWIN_HUGE_PAGES") == 0);
   if (kHeapCanBeMarked) {
     const std::size_t asked = 10'008 * kHeapPerGpu;
     CHECK(marked <= asked);

@@ -23,16 +23,21 @@ struct SiteSpec;
 /// madvise, `bytes` under 2 MiB), which changes nothing but speed.
 std::size_t reserveHugePageHeap(std::size_t bytes) noexcept;
 
-/// Sites of at least this many GPUs run on a huge-page heap (reserveHugePageHeapFor); smaller
-/// ones keep their state within the caches' reach and the system's defaults.
+/// Sites of at least this many GPUs may run on a huge-page heap (reserveHugePageHeapFor);
+/// smaller ones keep their state within the caches' reach.
 constexpr std::size_t kHugePageHeapGpus = 10'000;
 /// The heap a run takes per GPU, a little above the peak measured on the shipped sites (some
 /// 8.8 KB a GPU at 100,008 GPUs and 8.1 KB at 301,824, the result file's buffers included).
 constexpr std::size_t kHeapPerGpu = 10 * 1024;
 
-/// reserveHugePageHeap for a run of `site`: kHeapPerGpu a GPU from kHugePageHeapGpus GPUs, else
-/// nothing; nothing either when the environment sets RACKTWIN_HUGE_PAGES=0 (to measure the run on
-/// the system's default pages, or where huge pages are unwelcome). Returns the bytes marked.
+/// reserveHugePageHeap for a run of `site` when the environment sets RACKTWIN_HUGE_PAGES=1:
+/// kHeapPerGpu a GPU from kHugePageHeapGpus GPUs, else nothing. Returns the bytes marked.
+///
+/// Off by default because a huge page's first touch can cost more than its TLB saves. On the
+/// development machine (a virtual machine whose free huge pages the host has not backed) a
+/// fresh huge page is zeroed at about 0.45 GB/s against some 2.6 GB/s for small pages: the
+/// 300k site's 2.4 GB cost some 5 s more to set up, while its steps were 5-11 % faster. A long
+/// study, or a machine whose huge pages are cheap to fault, gains; a short run may lose.
 std::size_t reserveHugePageHeapFor(const SiteSpec& site) noexcept;
 
 }  // namespace racktwin::core
