@@ -5,7 +5,8 @@
 
 #include "racktwin/core/SiteSpec.hpp"
 
-#if defined(__linux__) && defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__linux__) && defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) \
+    && !defined(__SANITIZE_THREAD__)
 #include <malloc.h>
 #include <sys/mman.h>
 
@@ -16,8 +17,9 @@
 namespace racktwin::core {
 
 std::size_t reserveHugePageHeap(std::size_t bytes) noexcept {
-  // AddressSanitizer replaces malloc: the heap below is not the one it allocates from.
-#if defined(__linux__) && defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+  // The sanitizers replace malloc: the heap below is not the one they allocate from.
+#if defined(__linux__) && defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) \
+    && !defined(__SANITIZE_THREAD__)
   constexpr std::size_t kHugePage = std::size_t{2} << 20;
   constexpr int kMmapThreshold = 32 << 20;  // glibc's largest on 64-bit systems
   constexpr int kGlibcMmapMax = 65536;      // glibc's default M_MMAP_MAX

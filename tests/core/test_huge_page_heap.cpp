@@ -14,7 +14,8 @@
 
 namespace {
 
-#if defined(__linux__) && defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__linux__) && defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) \
+    && !defined(__SANITIZE_THREAD__)
 constexpr bool kHeapCanBeMarked = true;
 #else
 constexpr bool kHeapCanBeMarked = false;  // another allocator, or no madvise

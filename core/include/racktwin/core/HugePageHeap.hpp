@@ -4,9 +4,9 @@
 // A site of 10^5 GPUs streams some 80 MB of state a step through hundreds of small arrays (a
 // coolant loop's cells, dies and flow program, each GPU's values). On 4 KiB pages that is some
 // 20,000 pages a step, far beyond the processor's TLB, and on a virtual machine every TLB miss
-// walks two page tables; on 2 MiB pages it is some 40. Linux gives huge pages to anonymous memory
-// marked MADV_HUGEPAGE (its default policy, "madvise", gives them to nothing else), so a program
-// that wants them must mark its memory before it touches it.
+// walks two page tables; on 2 MiB pages it is some 40. Under the kernel's "madvise" policy for
+// transparent huge pages (common, and this development machine's) only anonymous memory marked
+// MADV_HUGEPAGE gets them, so a program that wants them marks its memory before it touches it.
 #include <cstddef>
 
 namespace racktwin::core {
@@ -19,8 +19,9 @@ struct SiteSpec;
 /// when it is first touched. Its first whole 2 MiB page starts up to 2 MiB past the heap's old
 /// top, so the first allocations after the call may still take small pages. Call it once,
 /// before the large allocations, from the thread that makes them. Returns the bytes marked: 0
-/// where nothing could be marked (not Linux with glibc, AddressSanitizer's allocator, a refused
-/// madvise, `bytes` under 2 MiB), which changes nothing but speed.
+/// where nothing could be marked (not Linux with glibc, a sanitizer's allocator, a refused
+/// madvise, `bytes` under 2 MiB). The results do not depend on it; the heap's settings (the map
+/// threshold, no trimming) stay even when nothing could be marked.
 std::size_t reserveHugePageHeap(std::size_t bytes) noexcept;
 
 /// Sites of at least this many GPUs may run on a huge-page heap (reserveHugePageHeapFor);
