@@ -2,10 +2,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <system_error>
