@@ -52,11 +52,9 @@ std::size_t reserveHugePageHeap(std::size_t bytes) noexcept {
 }
 
 std::size_t reserveHugePageHeapFor(const SiteSpec& site) noexcept {
-  std::size_t gpus = 0;
-  for (const RackSpec& rack : site.racks)
-    gpus += static_cast<std::size_t>(rack.type.compute_trays * rack.type.gpus_per_tray);
   const char* setting = std::getenv("RACKTWIN_HUGE_PAGES");
   if (setting == nullptr || std::string_view(setting) != "1") return 0;
+  const std::size_t gpus = gpuCount(site);
   return gpus >= kHugePageHeapGpus ? reserveHugePageHeap(gpus * kHeapPerGpu) : 0;
 }
 

@@ -19,6 +19,13 @@ std::string numbered(const char* prefix, int n) {
 
 }  // namespace
 
+std::size_t gpuCount(const SiteSpec& site) {
+  std::size_t gpus = 0;
+  for (const RackSpec& rack : site.racks)
+    gpus += static_cast<std::size_t>(rack.type.compute_trays * rack.type.gpus_per_tray);
+  return gpus;
+}
+
 SiteLayout SiteLayout::build(const SiteSpec& site) {
   SiteLayout layout;
   layout.rack_count = site.racks.size();

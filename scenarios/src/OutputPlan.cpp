@@ -12,13 +12,6 @@ namespace {
 
 constexpr std::size_t kAutoHottest = 16;
 
-std::size_t gpuCount(const core::SiteSpec& site) {
-  std::size_t gpus = 0;
-  for (const core::RackSpec& rack : site.racks)
-    gpus += static_cast<std::size_t>(rack.type.compute_trays * rack.type.gpus_per_tray);
-  return gpus;
-}
-
 std::vector<std::string> splitCommas(const std::string& text) {
   std::vector<std::string> parts;
   std::size_t start = 0;
@@ -60,7 +53,7 @@ bool everyGpuRecorded(const core::SiteSpec& site) {
   using Mode = core::OutputSpec::PerGpu;
   return site.output.per_gpu == Mode::Every
          || (site.output.per_gpu == Mode::Auto
-             && gpuCount(site) <= core::OutputSpec::kAutoPerGpuLimit);
+             && core::gpuCount(site) <= core::OutputSpec::kAutoPerGpuLimit);
 }
 
 std::string unknownSelection(const core::SiteSpec& site, const core::FloorPlanSpec& floor,

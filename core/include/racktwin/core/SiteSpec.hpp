@@ -796,6 +796,10 @@ struct SiteSpec {
   OutputSpec output;
 };
 
+/// The site's GPUs: each rack's compute trays times their GPUs (the count SiteLayout::build
+/// lays out), without building the layout.
+std::size_t gpuCount(const SiteSpec& site);
+
 /// The site's modelled facility loops in the order of the scenario (none when facility water is a
 /// boundary condition).
 std::vector<FacilityLoopView> facilityLoopsOf(const SiteSpec& site);
