@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <unordered_map>
 
 #include "Html.hpp"
 #include "Limits.hpp"
@@ -220,24 +221,39 @@ std::string comparisonReport(const std::string& baseline_path, const std::string
   const std::optional<DesignLimits> la = readDesignLimits(a), lb = readDesignLimits(b);
   if (la && lb) {
     page.section("headroom", "Headroom");
-    Table table(
-        {"group", "A worst margin", "B worst margin", "A binding limit", "B binding limit"});
+    // Each group once, in A's order then B's new ones; looked up by name (a site has thousands).
     std::vector<std::string> groups;
-    for (const auto* l : {&*la, &*lb})
-      for (const HeadroomRow& g : l->headroom)
-        if (std::find(groups.begin(), groups.end(), g.group) == groups.end())
-          groups.push_back(g.group);
+    std::unordered_map<std::string, std::pair<const HeadroomRow*, const HeadroomRow*>> of;
+    for (const HeadroomRow& g : la->headroom)
+      if (of.try_emplace(g.group, &g, nullptr).second) groups.push_back(g.group);
+    for (const HeadroomRow& g : lb->headroom) {
+      const auto [at, added] = of.try_emplace(g.group, nullptr, &g);
+      if (added) {
+        groups.push_back(g.group);
+      } else if (at->second.second == nullptr) {
+        at->second.second = &g;
+      }
+    }
+    const auto margin = [](const HeadroomRow* g) {
+      return g ? std::optional<double>(g->worst_margin_fraction) : std::nullopt;
+    };
+    // The least of a group's two margins orders it (HeadroomRow's order: NaN and absent last).
+    std::vector<HeadroomRow> order;
     for (const std::string& group : groups) {
-      const auto find = [&group](const DesignLimits& l) -> const HeadroomRow* {
-        for (const HeadroomRow& g : l.headroom)
-          if (g.group == group) return &g;
-        return nullptr;
-      };
-      const HeadroomRow* ga = find(*la);
-      const HeadroomRow* gb = find(*lb);
-      const auto margin = [](const HeadroomRow* g) {
-        return g ? std::optional<double>(g->worst_margin_fraction) : std::nullopt;
-      };
+      const auto [ga, gb] = of.at(group);
+      double least = std::nan("");
+      for (const HeadroomRow* g : {ga, gb})
+        if (g && !std::isnan(g->worst_margin_fraction) && !(g->worst_margin_fraction >= least))
+          least = g->worst_margin_fraction;
+      order.push_back(HeadroomRow{group, "", "", least, 0.0, 0.0});
+    }
+    orderByMargin(order);
+    const std::size_t shown = std::min(order.size(), kGroupRowsShown);
+    Table table({"group", "A worst margin", "B worst margin", "A binding limit", "B binding limit"},
+                "headroom");
+    for (std::size_t i = 0; i < shown; ++i) {
+      const std::string& group = order[i].group;
+      const auto [ga, gb] = of.at(group);
       const auto percent = [](std::optional<double> v) {
         return v ? std::optional<double>(*v * 100.0) : std::nullopt;
       };
@@ -249,6 +265,20 @@ std::string comparisonReport(const std::string& baseline_path, const std::string
           .cell(gb ? gb->binding_limit : "");
     }
     page.append(table.html());
+    if (shown < order.size()) {
+      std::size_t changed = 0;
+      for (const std::string& group : groups) {
+        const auto [ga, gb] = of.at(group);
+        changed += differs(margin(ga), margin(gb)) ? 1 : 0;
+      }
+      page.paragraph("The " + formatNumber(static_cast<double>(shown))
+                         + " groups with the least margin in either result, of "
+                         + formatNumber(static_cast<double>(order.size())) + " ("
+                         + formatNumber(static_cast<double>(changed))
+                         + " with a margin that differs); the others are in the files "
+                           "(/headroom, docs/capacity.md).",
+                     "note");
+    }
   }
 
   page.section("scenario", "What changed in the scenario");

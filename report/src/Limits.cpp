@@ -1,7 +1,10 @@
 #include "Limits.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <tuple>
 
 #include "racktwin/core/Error.hpp"
 
@@ -73,6 +76,54 @@ std::optional<DesignLimits> readDesignLimits(const ResultData& data) {
       out.headroom.push_back({group[k], kind[k], binding[k], fraction[k], time[k], violations[k]});
   }
   return out;
+}
+
+namespace {
+/// a before b: the smaller margin fraction, NaN after every number, then the smaller key.
+bool marginBefore(double a, double b, const std::string& key_a, const std::string& key_b) {
+  const bool a_nan = std::isnan(a), b_nan = std::isnan(b);
+  if (a_nan != b_nan) return b_nan;
+  if (!a_nan && a != b) return a < b;
+  return key_a < key_b;
+}
+}  // namespace
+
+void orderByMargin(std::vector<LimitRow>& rows) {
+  std::sort(rows.begin(), rows.end(), [](const LimitRow& a, const LimitRow& b) {
+    return marginBefore(a.worst_margin_fraction, b.worst_margin_fraction, a.id, b.id);
+  });
+}
+
+void orderByMargin(std::vector<HeadroomRow>& rows) {
+  std::sort(rows.begin(), rows.end(), [](const HeadroomRow& a, const HeadroomRow& b) {
+    return marginBefore(a.worst_margin_fraction, b.worst_margin_fraction, a.group, b.group);
+  });
+}
+
+std::vector<LimitKind> limitsByKind(const std::vector<LimitRow>& rows) {
+  // By label too: one limit (a current over its rating) reads differently for a transformer
+  // and a line of the same kind of group.
+  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> index;
+  std::vector<LimitKind> kinds;
+  for (const LimitRow& row : rows) {
+    const auto [at, added] =
+        index.try_emplace({row.group_kind, row.limit, row.label}, kinds.size());
+    if (added) kinds.push_back(LimitKind{row.group_kind, row.limit, row.label});
+    LimitKind& kind = kinds[at->second];
+    ++kind.count;
+    if (!(row.checked > 0.0) || std::isnan(row.worst_margin_fraction)) continue;
+    ++kind.checked;
+    if (row.worst_margin < 0.0) ++kind.exceeded;
+    if (kind.least == nullptr || row.worst_margin_fraction < kind.least->worst_margin_fraction)
+      kind.least = &row;
+  }
+  std::sort(kinds.begin(), kinds.end(), [](const LimitKind& a, const LimitKind& b) {
+    const double ma = a.least ? a.least->worst_margin_fraction : std::nan("");
+    const double mb = b.least ? b.least->worst_margin_fraction : std::nan("");
+    return marginBefore(ma, mb, a.group_kind + '\n' + a.limit + '\n' + a.label,
+                        b.group_kind + '\n' + b.limit + '\n' + b.label);
+  });
+  return kinds;
 }
 
 }  // namespace racktwin::report

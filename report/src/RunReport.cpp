@@ -49,6 +49,55 @@ std::vector<std::string> lines(const std::string& text) {
   return out;
 }
 
+/// Under a table that shows the `shown` rows of least margin of `total`: how many it leaves out
+/// and the least margin among them, and where they are. The counts are data attributes too, for
+/// the report's checks.
+std::string restNote(std::string_view id, std::size_t shown, std::size_t total,
+                     std::size_t exceeded, double rest_least_fraction, std::string_view what,
+                     std::string_view exceeded_words, std::string_view dataset) {
+  const auto count = [](std::size_t n) { return formatNumber(static_cast<double>(n)); };
+  const std::string rest =
+      std::isnan(rest_least_fraction)
+          ? "none of them checked"
+          : "each with a margin of at least " + formatNumber(rest_least_fraction * 100.0) + " %";
+  const std::string text = "The " + count(shown) + " " + std::string(what)
+                           + " with the least margin of " + count(total) + " (" + count(exceeded)
+                           + " " + std::string(exceeded_words) + "). The other "
+                           + count(total - shown) + ", " + rest + ", are in the result file ("
+                           + std::string(dataset) + ", docs/capacity.md).";
+  return "<p class=\"note\" id=\"" + escapeHtml(id) + "\" data-shown=\"" + std::to_string(shown)
+         + "\" data-total=\"" + std::to_string(total) + "\" data-exceeded=\""
+         + std::to_string(exceeded) + "\">" + escapeHtml(text) + "</p>\n";
+}
+
+/// Every limit the run checked, a row per kind of group and limit: how many, how many exceeded,
+/// and the least margin with where and when. The overview of a site's thousands of limits.
+void limitsByKindTable(Page& page, const DesignLimits& limits) {
+  page.subsection("Design limits by kind");
+  Table table({"kind", "limit", "limits", "checked", "exceeded", "least margin", "where", "at"},
+              "limits-by-kind");
+  for (const LimitKind& k : limitsByKind(limits.limits)) {
+    const LimitRow* l = k.least;
+    table.row(k.exceeded > 0                                   ? "bad"
+              : l != nullptr && l->worst_margin_fraction < 0.1 ? "warn"
+                                                               : "")
+        .cell(k.group_kind)
+        .cell(k.label.empty() ? k.limit : k.label)
+        .markup(Page::numberCell(static_cast<double>(k.count), static_cast<double>(k.count), ""))
+        .markup(
+            Page::numberCell(static_cast<double>(k.checked), static_cast<double>(k.checked), ""))
+        .markup(
+            Page::numberCell(static_cast<double>(k.exceeded), static_cast<double>(k.exceeded), ""))
+        .markup(Page::numberCell(
+            l ? std::optional<double>(l->worst_margin_fraction) : std::nullopt,
+            l ? std::optional<double>(l->worst_margin_fraction * 100.0) : std::nullopt, "%"))
+        .cell(l ? l->component : "")
+        .markup(Page::numberCell(l ? std::optional<double>(l->worst_time) : std::nullopt,
+                                 l ? std::optional<double>(l->worst_time) : std::nullopt, "s"));
+  }
+  page.append(table.html());
+}
+
 }  // namespace
 
 void summaryTable(Page& page, const ResultData& data, core::UnitSystem units, bool headline_only) {
@@ -133,13 +182,18 @@ void verdictSection(Page& page, const RunContext& c) {
         "note");
     return;
   }
+  limitsByKindTable(page, *limits);
   page.subsection("Headroom by group (the worst limit of each)");
   std::vector<HeadroomRow> groups = limits->headroom;
-  std::sort(groups.begin(), groups.end(), [](const HeadroomRow& a, const HeadroomRow& b) {
-    return a.worst_margin_fraction < b.worst_margin_fraction;
-  });
-  Table headroom({"group", "kind", "worst margin", "binding limit", "at", "limits exceeded"});
-  for (const HeadroomRow& g : groups) {
+  orderByMargin(groups);
+  Table headroom({"group", "kind", "worst margin", "binding limit", "at", "limits exceeded"},
+                 "headroom");
+  const std::size_t groups_shown = std::min(groups.size(), kGroupRowsShown);
+  std::size_t groups_exceeded = 0;
+  for (const HeadroomRow& g : groups)
+    groups_exceeded += g.violations > 0 ? 1 : 0;
+  for (std::size_t i = 0; i < groups_shown; ++i) {
+    const HeadroomRow& g = groups[i];
     headroom.row(g.violations > 0                ? "bad"
                  : g.worst_margin_fraction < 0.1 ? "warn"
                                                  : "")
@@ -151,14 +205,23 @@ void verdictSection(Page& page, const RunContext& c) {
         .markup(Page::numberCell(g.violations, g.violations, ""));
   }
   page.append(headroom.html());
+  if (groups_shown < groups.size()) {
+    page.append(restNote("headroom-rest", groups_shown, groups.size(), groups_exceeded,
+                         groups[groups_shown].worst_margin_fraction, "groups",
+                         "with a limit exceeded", "/headroom"));
+  }
   page.subsection("Design limits");
   std::vector<LimitRow> rows = limits->limits;
-  std::sort(rows.begin(), rows.end(), [](const LimitRow& a, const LimitRow& b) {
-    return a.worst_margin_fraction < b.worst_margin_fraction;
-  });
+  orderByMargin(rows);
+  const std::size_t limits_shown = std::min(rows.size(), kLimitRowsShown);
+  std::size_t limits_exceeded = 0;
+  for (const LimitRow& l : rows)
+    limits_exceeded += l.checked > 0.0 && l.worst_margin < 0.0 ? 1 : 0;
   Table table({"limit", "component", "rating", "worst value", "margin", "at", "exceeded for",
-               "rating from"});
-  for (const LimitRow& l : rows) {
+               "rating from"},
+              "limits");
+  for (std::size_t i = 0; i < limits_shown; ++i) {
+    const LimitRow& l = rows[i];
     const bool temperature = l.unit == "K";
     // A rating of temperature is absolute; its margin is a difference.
     const core::DisplayUnit unit = limitUnit(l.unit, c.units, std::abs(l.rating));
@@ -188,6 +251,11 @@ void verdictSection(Page& page, const RunContext& c) {
         .cell(l.source);
   }
   page.append(table.html());
+  if (limits_shown < rows.size()) {
+    page.append(restNote("limits-rest", limits_shown, rows.size(), limits_exceeded,
+                         rows[limits_shown].worst_margin_fraction, "limits", "exceeded",
+                         "/limits"));
+  }
 }
 
 void summarySection(Page& page, const RunContext& c) {

@@ -18,6 +18,9 @@ RackTwin's reader (h5py):
   - every trace that names the dataset it was drawn from spans the same range as the dataset
     reduced the same way (min-max decimation keeps the extremes), in the display unit it names;
   - the energy-flow diagram balances at every node that passes energy on;
+  - the design limits by kind are the file's /limits grouped here, and the headroom and limits
+    tables show the groups and limits of least margin in the order derived here, with a note
+    counting the rest exactly when rows are left out;
   - headline conversions: the maximum GPU temperature in degC is the summary's kelvin - 273.15;
   - the screenshot is a real picture (not blank).
 Exits 1 listing every problem.
@@ -260,6 +263,9 @@ def check_page(dom, stderr, results, sweep, units, checker):
         if (summary.get("design_limits_checked") or 0) > 0 and "holds no design limits" in dom:
             checker.fail("the summary checked %g design limits, the page says the result holds none"
                          % summary["design_limits_checked"])
+    # The design-limit tables against the file's /limits and /headroom, ordered here.
+    if not sweep and len(results) == 1:
+        check_limits(dom, results[0], checker)
     # The hottest junction in degC (degF) is the summary's kelvin converted here, independently.
     peaks = [x.get("max_gpu_temperature_K") for x in summaries] if not sweep else []
     peaks = [p for p in peaks if p is not None]
@@ -272,6 +278,125 @@ def check_page(dom, stderr, results, sweep, units, checker):
             if not any(abs(float(value) - e) <= 1e-12 * abs(e) for e in expected):
                 checker.fail("max GPU temperature: report %s, file %s" % (value, expected))
     return checked
+
+
+LIMIT_ROWS_SHOWN = 100  # report/src/Limits.hpp
+GROUP_ROWS_SHOWN = 50
+
+
+def table_rows(dom, css_class):
+    """The body rows of the page's table of this class: each a list of (attributes, text) cells."""
+    table = re.search(r'<table class="%s">(.*?)</table>' % css_class, dom, re.S)
+    if not table:
+        return None
+    rows = []
+    for row in re.findall(r'<tr[^>]*>(.*?)</tr>', table.group(1), re.S):
+        cells = re.findall(r'<td([^>]*)>(.*?)</td>', row, re.S)
+        if cells:
+            rows.append([(attrs, html.unescape(re.sub(r'<[^>]+>', '', text))) for attrs, text in cells])
+    return rows
+
+
+def si_of(attrs):
+    match = re.search(r'data-si="([^"]+)"', attrs)
+    return float(match.group(1)) if match else None
+
+
+def margin_order(fractions, keys):
+    """Row indices by margin fraction, never checked (NaN) last, ties by key (Limits.hpp)."""
+    return sorted(range(len(keys)), key=lambda k: (math.isnan(fractions[k]),
+                                                    0.0 if math.isnan(fractions[k]) else fractions[k],
+                                                    keys[k].encode()))
+
+
+def same_number(a, b):
+    return (a is not None and b is not None
+            and (a == b or (math.isnan(a) and math.isnan(b))))
+
+
+def check_limits(dom, path, checker):
+    """The design limits by kind, the headroom and the limits tables hold what the file holds:
+    every kind counted, and of the groups and limits the ones with the least margin, in order,
+    with the rest counted under the table."""
+    with h5py.File(path, "r") as f:
+        if "limits/id" not in f:
+            return
+
+        def text(name):
+            return [v.decode() if isinstance(v, bytes) else str(v) for v in f[name][:]]
+
+        ids, kinds, names, labels = (text("limits/" + c) for c in ("id", "group_kind", "limit", "label"))
+        fraction = [float(v) for v in f["limits/worst_margin_fraction"][:]]
+        margin = [float(v) for v in f["limits/worst_margin"][:]]
+        checked = [float(v) for v in f["limits/checked"][:]]
+        groups = text("headroom/group") if "headroom/group" in f else []
+        group_fraction = [float(v) for v in f["headroom/worst_margin_fraction"][:]] if groups else []
+        group_violations = [float(v) for v in f["headroom/violations"][:]] if groups else []
+    n = len(ids)
+    # By kind, grouped here from the file.
+    expected = {}
+    for k in range(n):
+        key = (kinds[k], labels[k] or names[k], names[k], labels[k])
+        e = expected.setdefault(key, [0, 0, 0, float("nan")])
+        e[0] += 1
+        if checked[k] > 0 and not math.isnan(fraction[k]):
+            e[1] += 1
+            e[2] += 1 if margin[k] < 0 else 0
+            if math.isnan(e[3]) or fraction[k] < e[3]:
+                e[3] = fraction[k]
+    rows = table_rows(dom, "limits-by-kind") or []
+    shown_kinds = sorted((r[0][1], r[1][1], si_of(r[2][0]), si_of(r[3][0]), si_of(r[4][0]),
+                          si_of(r[5][0])) for r in rows)
+    want_kinds = sorted((key[0], key[1], float(e[0]), float(e[1]), float(e[2]),
+                         None if math.isnan(e[3]) else e[3]) for key, e in expected.items())
+    if shown_kinds != want_kinds:
+        checker.fail("design limits by kind: page %s, file %s" % (shown_kinds[:5], want_kinds[:5]))
+    least = [si_of(r[5][0]) for r in rows]
+    numbers = [v for v in least if v is not None]
+    if numbers != sorted(numbers) or least[:len(numbers)] != numbers:
+        checker.fail("design limits by kind: not in order of least margin: %s" % least)
+    # The limits with the least margin, in order, as the file's margins (exact).
+    order = margin_order(fraction, ids)
+    rows = table_rows(dom, "limits")
+    if rows is None:
+        checker.fail("no table of design limits")
+        return
+    shown = min(n, LIMIT_ROWS_SHOWN)
+    page_margins = [si_of(r[4][0]) for r in rows]
+    want_margins = [margin[k] for k in order[:shown]]
+    if len(page_margins) != shown or not all(map(same_number, page_margins, want_margins)):
+        checker.fail("design limits: the page shows %d margins %s..., the file's least %d are %s..."
+                     % (len(page_margins), page_margins[:3], shown, want_margins[:3]))
+    exceeded = sum(1 for k in range(n) if checked[k] > 0 and margin[k] < 0)
+    check_rest(dom, "limits-rest", shown, n, exceeded, checker)
+    # The groups with the least headroom.
+    if groups:
+        order = margin_order(group_fraction, groups)
+        rows = table_rows(dom, "headroom") or []
+        shown = min(len(groups), GROUP_ROWS_SHOWN)
+        page_groups = [r[0][1] for r in rows]
+        want_groups = [groups[k] for k in order[:shown]]
+        if page_groups != want_groups:
+            checker.fail("headroom: the page shows %s..., the file's least margins are %s..."
+                         % (page_groups[:3], want_groups[:3]))
+        check_rest(dom, "headroom-rest", shown, len(groups),
+                   sum(1 for v in group_violations if v > 0), checker)
+
+
+def check_rest(dom, note_id, shown, total, exceeded, checker):
+    """The note under a table that leaves rows out: there exactly when it does, with the counts."""
+    note = re.search(r'<p class="note" id="%s" data-shown="(\d+)" data-total="(\d+)" '
+                     r'data-exceeded="(\d+)">' % note_id, dom)
+    if shown == total:
+        if note:
+            checker.fail("%s: a note of rows left out under a table that shows all %d" % (note_id, total))
+        return
+    if not note:
+        checker.fail("%s: %d of %d rows shown and no note of the rest" % (note_id, shown, total))
+        return
+    if (int(note.group(1)), int(note.group(2)), int(note.group(3))) != (shown, total, exceeded):
+        checker.fail("%s: note says %s shown of %s, %s exceeded; the file gives %d of %d, %d"
+                     % (note_id, note.group(1), note.group(2), note.group(3), shown, total, exceeded))
 
 
 def check_sankey(trace, checker, name):
