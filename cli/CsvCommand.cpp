@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -85,9 +86,24 @@ int exportCsv(const CsvArguments& arguments) {
         return c.path.rfind("/" + group + "/", 0) == 0;
       });
       if (!found) {
+        // Name the groups it has: a large site records its GPUs as aggregates (gpu_by_rack,
+        // gpu_hottest, ...), not in a group 'gpu'.
+        std::set<std::string> have;
+        for (const core::DatasetInfo& dataset : info.datasets) {
+          if (dataset.type == "float64" && dataset.shape.size() == 2 && dataset.shape[0] == samples)
+            have.insert(dataset.path.substr(1, dataset.path.find('/', 1) - 1));
+        }
+        std::string list;
+        for (const std::string& name : have)
+          list += (list.empty() ? "" : ", ") + name;
         throw core::InputError(
             {"<command line>", 0, 0}, "--group",
-            "the result has no per-entity records in a group '" + group.substr(0, 80) + "'");
+            "the result has no per-entity records in a group '" + group.substr(0, 80)
+                + "'; it has them in: " + (list.empty() ? "none" : list)
+                + (group == "gpu" || group == "cpu" || group == "nvswitch" || group == "tray"
+                       ? " (a run records chips one by one where --per-gpu or output.per_gpu "
+                         "says so; docs/scenario-format.md)"
+                       : ""));
       }
     }
 

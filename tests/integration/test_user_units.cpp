@@ -162,6 +162,9 @@ TEST_CASE("export-csv writes the records in SI or US units, equal to the HDF5 da
       runProgram(kCli + " export-csv " + result + " -o " + dir + "/x.csv --group pumps");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--group") != std::string::npos);
+  // ... naming the groups it has: the CDUs' per-entity records are among them.
+  CHECK(bad.err.find("it has them in: ") != std::string::npos);
+  CHECK(bad.err.find("cdu") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir + "/x.csv"));
   // The result itself is never an output.
   CHECK(runProgram(kCli + " export-csv " + result + " -o " + result).exit_code == 2);
