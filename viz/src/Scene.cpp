@@ -20,23 +20,6 @@
 namespace racktwin::viz {
 namespace {
 
-/// A flat quad under the site, 2 m beyond its footprint.
-vtkSmartPointer<vtkPolyData> makeFloor(const Box& b) {
-  vtkNew<vtkPoints> points;
-  const double m = 2.0;
-  points->InsertNextPoint(b.min[0] - m, b.min[1] - m, -0.01);
-  points->InsertNextPoint(b.max[0] + m, b.min[1] - m, -0.01);
-  points->InsertNextPoint(b.max[0] + m, b.max[1] + m, -0.01);
-  points->InsertNextPoint(b.min[0] - m, b.max[1] + m, -0.01);
-  vtkNew<vtkCellArray> polys;
-  const vtkIdType quad[4] = {0, 1, 2, 3};
-  polys->InsertNextCell(4, quad);
-  auto data = vtkSmartPointer<vtkPolyData>::New();
-  data->SetPoints(points);
-  data->SetPolys(polys);
-  return data;
-}
-
 /// The 12 edges of a box, as lines (the highlight outline).
 vtkSmartPointer<vtkPolyData> makeOutline() {
   vtkNew<vtkPoints> points;
@@ -146,7 +129,7 @@ Scene::Vtk::Vtk(SiteGeometry g) : geometry(std::move(g)) {
     part->actor->GetProperty()->SetEdgeColor(0.15, 0.15, 0.15);
   }
   vtkNew<vtkPolyDataMapper> floor_mapper;
-  floor_mapper->SetInputData(makeFloor(geometry.bounds()));
+  floor_mapper->SetInputData(makeSiteFloor(geometry));
   floor->SetMapper(floor_mapper);
   floor->GetProperty()->SetColor(0.32, 0.33, 0.35);
   floor->GetProperty()->SetAmbient(0.4);

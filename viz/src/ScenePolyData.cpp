@@ -1,5 +1,8 @@
 #include "ScenePolyData.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include <vtkCellArray.h>
 #include <vtkCellData.h>
 #include <vtkDoubleArray.h>
@@ -115,18 +118,35 @@ vtkSmartPointer<vtkPolyData> makePipeTubes(const SiteGeometry& geometry,
   return tubes;
 }
 
-vtkSmartPointer<vtkPolyData> makeHallFloors(const SiteGeometry& geometry) {
-  vtkNew<vtkPoints> points;
-  vtkNew<vtkCellArray> polys;
-  const double margin = 1.5;  // m around the hall's rows (the CDUs at their ends)
+namespace {
+constexpr double kFloorZ = -0.01;         // m: just below the racks
+constexpr double kSiteFloorMargin = 2.0;  // m beyond the site's footprint
+constexpr double kHallFloorMargin = 1.5;  // m around a hall's rows (the CDUs at their ends)
+
+struct Rect {
+  double x0, y0, x1, y1;
+};
+
+std::vector<Rect> hallFloorRects(const SiteGeometry& geometry) {
+  std::vector<Rect> rects;
   for (const HallPlacement& hall : geometry.halls()) {
     const Box& b = hall.box;
     if (b.max[0] <= b.min[0]) continue;
+    rects.push_back({b.min[0] - kHallFloorMargin, b.min[1] - kHallFloorMargin,
+                     b.max[0] + kHallFloorMargin, b.max[1] + kHallFloorMargin});
+  }
+  return rects;
+}
+
+vtkSmartPointer<vtkPolyData> makeQuads(const std::vector<Rect>& rects) {
+  vtkNew<vtkPoints> points;
+  vtkNew<vtkCellArray> polys;
+  for (const Rect& r : rects) {
     const vtkIdType base = points->GetNumberOfPoints();
-    points->InsertNextPoint(b.min[0] - margin, b.min[1] - margin, -0.005);
-    points->InsertNextPoint(b.max[0] + margin, b.min[1] - margin, -0.005);
-    points->InsertNextPoint(b.max[0] + margin, b.max[1] + margin, -0.005);
-    points->InsertNextPoint(b.min[0] - margin, b.max[1] + margin, -0.005);
+    points->InsertNextPoint(r.x0, r.y0, kFloorZ);
+    points->InsertNextPoint(r.x1, r.y0, kFloorZ);
+    points->InsertNextPoint(r.x1, r.y1, kFloorZ);
+    points->InsertNextPoint(r.x0, r.y1, kFloorZ);
     const vtkIdType quad[4] = {base, base + 1, base + 2, base + 3};
     polys->InsertNextCell(4, quad);
   }
@@ -134,6 +154,43 @@ vtkSmartPointer<vtkPolyData> makeHallFloors(const SiteGeometry& geometry) {
   data->SetPoints(points);
   data->SetPolys(polys);
   return data;
+}
+}  // namespace
+
+vtkSmartPointer<vtkPolyData> makeHallFloors(const SiteGeometry& geometry) {
+  return makeQuads(hallFloorRects(geometry));
+}
+
+vtkSmartPointer<vtkPolyData> makeSiteFloor(const SiteGeometry& geometry) {
+  const Box b = geometry.bounds();
+  const Rect site{b.min[0] - kSiteFloorMargin, b.min[1] - kSiteFloorMargin,
+                  b.max[0] + kSiteFloorMargin, b.max[1] + kSiteFloorMargin};
+  // The halls' floors are drawn only where there are several (Scene).
+  const std::vector<Rect> holes =
+      geometry.halls().size() > 1 ? hallFloorRects(geometry) : std::vector<Rect>{};
+  // The grid of every edge; its cells that no hall covers (a few halls: a few dozen cells).
+  std::vector<double> xs{site.x0, site.x1}, ys{site.y0, site.y1};
+  for (const Rect& h : holes) {
+    xs.push_back(std::clamp(h.x0, site.x0, site.x1));
+    xs.push_back(std::clamp(h.x1, site.x0, site.x1));
+    ys.push_back(std::clamp(h.y0, site.y0, site.y1));
+    ys.push_back(std::clamp(h.y1, site.y0, site.y1));
+  }
+  for (auto* v : {&xs, &ys}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
+  std::vector<Rect> cells;
+  for (std::size_t i = 0; i + 1 < xs.size(); ++i) {
+    for (std::size_t j = 0; j + 1 < ys.size(); ++j) {
+      const double cx = 0.5 * (xs[i] + xs[i + 1]), cy = 0.5 * (ys[j] + ys[j + 1]);
+      const bool covered = std::any_of(holes.begin(), holes.end(), [&](const Rect& h) {
+        return cx > h.x0 && cx < h.x1 && cy > h.y0 && cy < h.y1;
+      });
+      if (!covered) cells.push_back({xs[i], ys[j], xs[i + 1], ys[j + 1]});
+    }
+  }
+  return makeQuads(cells);
 }
 
 void addQuantityArrays(vtkPolyData& data, const SiteGeometry& geometry, const Frame& frame) {

@@ -28,8 +28,12 @@ vtkSmartPointer<vtkPolyData> makePipeLines(const SiteGeometry& geometry,
 vtkSmartPointer<vtkPolyData> makePipeTubes(const SiteGeometry& geometry,
                                            const std::vector<std::size_t>& pipes = {},
                                            int sides = 12);
-/// The floor under each hall (one quad each, just above the site's floor), entity -1.
+/// The floor under each hall (one quad each), entity -1.
 vtkSmartPointer<vtkPolyData> makeHallFloors(const SiteGeometry& geometry);
+/// The site's floor, 2 m beyond its footprint, less the halls' floors where they are drawn
+/// (several halls): floors at one height never overlap. Two overlapping floors a few mm apart
+/// flicker through each other in bands on a large site (a software depth buffer over 250 m).
+vtkSmartPointer<vtkPolyData> makeSiteFloor(const SiteGeometry& geometry);
 /// Adds one cell array of doubles per Quantity (QuantityInfo::array_name) from `frame`, and the
 /// "entity_id" string array; replaces arrays of those names.
 void addQuantityArrays(vtkPolyData& data, const SiteGeometry& geometry, const Frame& frame);
