@@ -905,11 +905,14 @@ void MainWindow::refreshDetails(std::size_t sample) {
       const ResultStore::Channel& channel = store_.channels()[c];
       const auto column = channel.column_of.find(key);
       if (column == channel.column_of.end()) continue;
-      html +=
-          QString("<tr><td>%1/%2</td><td align='right'>%3</td></tr>")
-              .arg(QString::fromStdString(channel.info.group))
-              .arg(QString::fromStdString(channel.info.name))
-              .arg(formatValue(store_.value(sample, c, column->second), channel.info.unit, units_));
+      // An argmax or a hottest ranking names a GPU (CPU, tray) by its index: show its id.
+      const double value = store_.value(sample, c, column->second);
+      const std::optional<std::string> named = store_.indexedEntity(c, value);
+      html += QString("<tr><td>%1/%2</td><td align='right'>%3</td></tr>")
+                  .arg(QString::fromStdString(channel.info.group))
+                  .arg(QString::fromStdString(channel.info.name))
+                  .arg(named ? QString::fromStdString(*named).toHtmlEscaped()
+                             : formatValue(value, channel.info.unit, units_));
     }
   }
   html += "</table>";

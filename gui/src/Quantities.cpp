@@ -121,7 +121,10 @@ Quantities::Selection Quantities::select(const std::string& entity, EntityKind k
 
   switch (quantity) {
     case Quantity::GpuJunctionTemperature:
-      useNearest("gpu", "T_junction", Aggregate::Max);
+      // A large site's result keeps per-rack aggregates, not every GPU (output.per_gpu): a rack's
+      // hottest GPU stands for the rack and for what is in it, as in the 3D view.
+      useNearest("gpu", "T_junction", Aggregate::Max)
+          || useNearest("gpu_by_rack", "T_junction.max", Aggregate::Max);
       break;
     case Quantity::RackPower:
       if (kind == EntityKind::Chip || kind == EntityKind::Tray) {
@@ -141,6 +144,10 @@ Quantities::Selection Quantities::select(const std::string& entity, EntityKind k
         } else {
           selection.aggregate = Aggregate::Max;
         }
+      } else {
+        // Per-rack aggregates only: the plain mean of a rack's tray outlets (no tray flows to
+        // mix them by), the hottest rack's for several, as in the 3D view.
+        useNearest("tray_by_rack", "T_outlet.mean", Aggregate::Max);
       }
       break;
     case Quantity::CoolantFlow:

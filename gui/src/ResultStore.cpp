@@ -153,6 +153,7 @@ ResultStore ResultStore::fromHdf5(const std::string& path) {
 
   ResultStore store;
   store.reset(metadata, channels);
+  store.path_ = path;
   store.times_ = times;
   store.data_.resize(samples * store.width_);
   for (std::size_t i = 0; i < channels.size(); ++i) {
@@ -163,6 +164,36 @@ ResultStore ResultStore::fromHdf5(const std::string& path) {
                   store.data_.data() + s * store.width_ + offset);
   }
   return store;
+}
+
+std::optional<std::string> ResultStore::indexedEntity(std::size_t channel, double value) const {
+  if (path_.empty() || channel >= channels_.size()) return std::nullopt;
+  const core::ChannelInfo& info = channels_[channel].info;
+  const std::string_view group = info.group, name = info.name;
+  std::string kind;
+  constexpr std::string_view kArgmax = ".argmax", kHottest = "_hottest";
+  if (name.size() > kArgmax.size() && name.ends_with(kArgmax)
+      && group.find("_by_") != std::string_view::npos) {
+    kind = group.substr(0, group.find("_by_"));
+  } else if (name == "index" && group.size() > kHottest.size() && group.ends_with(kHottest)) {
+    kind = group.substr(0, group.size() - kHottest.size());
+  } else {
+    return std::nullopt;
+  }
+  auto it = entities_.find(kind);
+  if (it == entities_.end()) {
+    std::vector<std::string> ids;
+    try {
+      ids = core::readResultStrings(path_, "/entities/" + kind);
+    } catch (const std::exception&) {
+      ids.clear();  // a file without the list (or gone): the number stays a number
+    }
+    it = entities_.emplace(kind, std::move(ids)).first;
+  }
+  if (!(value >= 0.0) || value != std::floor(value)
+      || value >= static_cast<double>(it->second.size()))
+    return std::nullopt;
+  return it->second[static_cast<std::size_t>(value)];
 }
 
 void ResultStore::renameEntities(std::string_view group, const std::vector<std::string>& ids) {

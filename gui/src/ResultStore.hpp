@@ -55,6 +55,11 @@ class ResultStore {
     return data_[sample * width_ + channels_[channel].offset + column];
   }
   const double* row(std::size_t sample) const { return data_.data() + sample * width_; }
+  /// The entity an index names: a column of an argmax channel (`<kind>_by_<level>/<x>.argmax`)
+  /// or of a hottest ranking (`<kind>_hottest/index`) holds an index into the result file's
+  /// /entities/<kind>, read from the file when first asked. nullopt for other channels, a store
+  /// not read from a file, or a value that is no index of that list.
+  std::optional<std::string> indexedEntity(std::size_t channel, double value) const;
 
  private:
   core::RunMetadata metadata_;
@@ -62,6 +67,8 @@ class ResultStore {
   std::size_t width_ = 0;
   std::vector<double> times_;
   std::vector<double> data_;  // samples x width_, row-major
+  std::string path_;          // the result file read (fromHdf5)
+  mutable std::unordered_map<std::string, std::vector<std::string>> entities_;  // by kind
 };
 
 }  // namespace racktwin::gui

@@ -88,3 +88,30 @@ TEST_CASE("Quantities reduce entities as the legend says", "[gui]") {
   CHECK(s.sampleAt(0.5) == 0);
   CHECK(s.sampleAt(7.0) == 1);
 }
+
+TEST_CASE("A result of per-rack aggregates shows each rack's hottest GPU and its trays' outlet",
+          "[gui]") {
+  // Above 10,000 GPUs a result keeps gpu_by_rack and tray_by_rack, not /gpu and /tray: the
+  // chart and the details of a rack were empty (seen on the 100,000-GPU site).
+  const racktwin::core::SiteSpec site = twoRackSite();
+  ResultStore s;
+  std::vector<ChannelInfo> channels;
+  channels.push_back({"gpu_by_rack", "T_junction.max", "K", "", {"row1/rack01", "row1/rack02"}});
+  channels.push_back({"gpu_by_rack", "T_junction.mean", "K", "", {"row1/rack01", "row1/rack02"}});
+  channels.push_back({"tray_by_rack", "T_outlet.mean", "K", "", {"row1/rack01", "row1/rack02"}});
+  s.reset({}, channels);
+  s.append(0.0, std::vector<double>{340, 335, 330, 320, 311, 312});
+  Quantities q(site, s);
+  CHECK(q.value("row1/rack01", EntityKind::Rack, Quantity::GpuJunctionTemperature, 0) == 340.0);
+  CHECK(q.value("row1/rack02", EntityKind::Rack, Quantity::GpuJunctionTemperature, 0) == 335.0);
+  // A GPU of rack 2 shows its rack's hottest (the nearest thing recorded); the CDU and the row
+  // the hottest of their racks.
+  CHECK(q.value("row1/rack02/tray01/gpu0", EntityKind::Chip, Quantity::GpuJunctionTemperature, 0)
+        == 335.0);
+  CHECK(q.value("row1/cdu1", EntityKind::Cdu, Quantity::GpuJunctionTemperature, 0) == 340.0);
+  CHECK(q.value("row1", EntityKind::Row, Quantity::GpuJunctionTemperature, 0) == 340.0);
+  // The mean is not taken for the hottest.
+  CHECK(q.value("row1/rack01", EntityKind::Rack, Quantity::CoolantTemperature, 0) == 311.0);
+  CHECK(q.value("row1", EntityKind::Row, Quantity::CoolantTemperature, 0) == 312.0);
+  CHECK(q.series("row1/rack02", EntityKind::Rack, Quantity::GpuJunctionTemperature).size() == 1);
+}

@@ -4,9 +4,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "GuiTestApp.hpp"
 #include "MainWindow.hpp"
@@ -115,4 +118,51 @@ TEST_CASE("A result whose scenario file is gone replays with the scenario it sto
   REQUIRE(T);
   CHECK(replay.store().channels()[*T].column_of.count("row1/rack01/tray05/gpu3") == 1);
   CHECK(replay.store().metadata().scenario_text.find("data_dir:") != std::string::npos);
+}
+
+TEST_CASE("A result of per-rack aggregates shows a rack's hottest GPU, named", "[gui]") {
+  // Above 10,000 GPUs a result keeps per-rack aggregates: the rack's chart and details were
+  // empty and its hottest GPU showed as an index ("68.00"). The same run recorded both ways:
+  // the aggregate replay shows the hottest of the GPUs the full one holds, and names it.
+  test::ensureApplication();
+  const std::string aggregates = test::outputPath("aggregates.h5").toStdString();
+  const std::string full = test::outputPath("every-gpu.h5").toStdString();
+  for (const auto& [path, per_gpu] : {std::pair{aggregates, "none"}, std::pair{full, "all"}}) {
+    const std::string command = std::string(RACKTWIN_CLI) + " run "
+                                + test::sourcePath("scenarios/nvl72-rack.yaml").toStdString()
+                                + " --duration 120 -q --save-state-wall-interval 0 --per-gpu "
+                                + per_gpu + " -o " + path;
+    REQUIRE(std::system(command.c_str()) == 0);
+  }
+  std::vector<unsigned long long> shape;
+  const std::vector<double> T = racktwin::core::readResultDataset(full, "/gpu/T_junction", &shape);
+  const std::vector<std::string> ids = racktwin::core::readResultStrings(full, "/gpu/ids");
+  REQUIRE(shape.size() == 2);
+  REQUIRE(ids.size() == shape[1]);
+  const std::size_t sample = shape[0] - 1;  // the last record, t = 120 s
+  double hottest = -1.0;
+  std::string hottest_id;
+  for (std::size_t g = 0; g < ids.size(); ++g) {
+    if (ids[g].rfind("row1/rack01/", 0) != 0) continue;
+    const double value = T[sample * shape[1] + g];
+    if (value > hottest) {  // the first on a tie, as the aggregates
+      hottest = value;
+      hottest_id = ids[g];
+    }
+  }
+  REQUIRE_FALSE(hottest_id.empty());
+
+  MainWindow replay;
+  QString error;
+  REQUIRE(replay.openResult(QString::fromStdString(aggregates), &error));
+  REQUIRE_FALSE(replay.store().find("gpu", "T_junction"));  // aggregates only
+  REQUIRE(replay.store().samples() == shape[0]);
+  CHECK(replay.quantities()->value("row1/rack01", EntityKind::Rack,
+                                   Quantity::GpuJunctionTemperature, sample)
+        == hottest);
+  REQUIRE(replay.selectEntity("row1/rack01"));
+  replay.setViewTime(120.0);
+  const std::string details = replay.detailsText().toStdString();
+  INFO(details);
+  CHECK(details.find(hottest_id) != std::string::npos);
 }
