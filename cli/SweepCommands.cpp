@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "Commands.hpp"
@@ -196,7 +197,12 @@ struct Column {
   std::string name;
   std::vector<std::pair<std::string, std::optional<double>>> metrics;
   std::map<std::string, std::string> headroom;  // group -> "12.3 % row1/cdu1:rated_heat"
+  std::map<std::string, double> margin;         // group -> its worst margin fraction
 };
+
+/// How many headroom groups compare prints without --all-groups: those of least margin (a site
+/// has thousands: 701 on the 100,000-GPU site).
+constexpr std::size_t kGroupsShown = 50;
 
 std::string percent(double fraction) {
   char text[32];
@@ -222,8 +228,10 @@ Column resultColumn(const std::string& path, const core::ResultFileInfo& info) {
     const auto groups = core::readResultStrings(path, "/headroom/group");
     const auto binding = core::readResultStrings(path, "/headroom/binding_limit");
     const auto margin = core::readResultDataset(path, "/headroom/worst_margin_fraction");
-    for (std::size_t g = 0; g < groups.size() && g < binding.size() && g < margin.size(); ++g)
+    for (std::size_t g = 0; g < groups.size() && g < binding.size() && g < margin.size(); ++g) {
       c.headroom[groups[g]] = percent(margin[g]) + " " + binding[g];
+      c.margin[groups[g]] = margin[g];
+    }
   }
   return c;
 }
@@ -272,9 +280,11 @@ std::vector<Column> sweepColumns(const std::string& path, const core::ResultFile
   for (std::size_t i = 0; i < columns.size(); ++i) {
     for (std::size_t g = 0; g < groups.size() && g < width; ++g) {
       const std::size_t k = i * width + g;
-      if (k < margins.size() && std::isfinite(margins[k]))
+      if (k < margins.size() && std::isfinite(margins[k])) {
         columns[i].headroom[groups[g]] =
             percent(margins[k]) + " " + (k < binding.size() ? binding[k] : "");
+        columns[i].margin[groups[g]] = margins[k];
+      }
     }
   }
   return columns;
@@ -287,7 +297,7 @@ std::string cell(const std::optional<double>& v) {
   return text;
 }
 
-int compareCommand(const std::vector<std::string>& files) {
+int compareCommand(const std::vector<std::string>& files, bool all_groups) {
   std::vector<Column> columns;
   try {
     for (const std::string& f : files) {
@@ -307,17 +317,29 @@ int compareCommand(const std::vector<std::string>& files) {
     std::fprintf(stderr, "racktwin: cannot compare: %s\n", e.what());
     return kBadInput;
   }
-  // Every metric key and headroom group of any column, in order of first appearance.
-  std::vector<std::string> keys, groups;
-  const auto add = [](std::vector<std::string>& list, const std::string& name) {
-    if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
-  };
+  // Every metric key of any column, in order of first appearance; every headroom group, with
+  // the least of its margins in the columns.
+  std::vector<std::string> keys;
+  std::unordered_set<std::string> seen;
+  std::map<std::string, double> least;  // NaN: no column gives the group a number
   for (const Column& c : columns) {
     for (const auto& [key, value] : c.metrics)
-      add(keys, key);
-    for (const auto& [group, text] : c.headroom)
-      add(groups, group);
+      if (seen.insert(key).second) keys.push_back(key);
+    for (const auto& [group, text] : c.headroom) {
+      const auto m = c.margin.find(group);
+      const double v = m == c.margin.end() ? std::nan("") : m->second;
+      auto [at, added] = least.try_emplace(group, v);
+      if (!added && !std::isnan(v) && !(at->second <= v)) at->second = v;
+    }
   }
+  // The groups of least margin first (the binding ones), those without a number last, ties by
+  // name.
+  std::vector<std::pair<std::string, double>> groups(least.begin(), least.end());
+  std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
+    const bool a_nan = std::isnan(a.second), b_nan = std::isnan(b.second);
+    if (a_nan != b_nan) return b_nan;
+    return !a_nan && a.second < b.second;
+  });
   for (std::size_t i = 0; i < columns.size(); ++i)
     std::printf("  [%zu] %s\n", i + 1, columns[i].name.c_str());
   std::printf("\n  %-44s", "metric (SI, the summary JSON's keys)");
@@ -339,16 +361,26 @@ int compareCommand(const std::vector<std::string>& files) {
     std::printf("\n");
   }
   if (!groups.empty()) {
+    const std::size_t shown = all_groups ? groups.size() : std::min(groups.size(), kGroupsShown);
     std::printf(
         "\n  headroom: worst margin (fraction of the rating; 10 K for temperatures) and "
-        "its limit\n");
-    for (const std::string& g : groups) {
+        "its limit, the least margin first\n");
+    for (std::size_t k = 0; k < shown; ++k) {
+      const std::string& g = groups[k].first;
       std::printf("  %s\n", g.c_str());
       for (std::size_t i = 0; i < columns.size(); ++i) {
         const auto found = columns[i].headroom.find(g);
         std::printf("    [%zu] %s\n", i + 1,
                     found == columns[i].headroom.end() ? "-" : found->second.c_str());
       }
+    }
+    if (shown < groups.size()) {
+      const double rest = groups[shown].second;
+      std::printf("  ... %zu more groups, %s (--all-groups lists them)\n", groups.size() - shown,
+                  std::isnan(rest)
+                      ? "without a margin"
+                      : ("each with a worst margin of at least " + percent(rest) + " in every file")
+                            .c_str());
     }
   }
   return kSuccess;
@@ -383,10 +415,14 @@ std::vector<Subcommand> addSweepCommands(CLI::App& app) {
   commands.push_back({envelope_command, [envelope] { return envelopeCommand(*envelope); }});
 
   auto files = std::make_shared<std::vector<std::string>>();
+  auto all_groups = std::make_shared<bool>(false);
   CLI::App* compare_command = app.add_subcommand(
       "compare", "Metrics and headroom of results (or a sweep file's cases) side by side");
   compare_command->add_option("results", *files, "Result or sweep files (HDF5)")->required();
-  commands.push_back({compare_command, [files] { return compareCommand(*files); }});
+  compare_command->add_flag("--all-groups", *all_groups,
+                            "Every headroom group (default: the 50 of least margin)");
+  commands.push_back(
+      {compare_command, [files, all_groups] { return compareCommand(*files, *all_groups); }});
   return commands;
 }
 

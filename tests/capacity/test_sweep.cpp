@@ -232,3 +232,57 @@ TEST_CASE("racks per XDU1350 at W32: the envelope's answer meets the ratings the
   // And the answer respects the CDU's rated heat (data/cdus/xdu1350.yaml: 1350 kW).
   CHECK(peakAfterWarmUp(caseFile(answer), "/cdu/Q_flow") <= 1.35e6);
 }
+
+TEST_CASE("compare prints the headroom groups of least margin first, and counts the rest",
+          "[capacity]") {
+  // A site has hundreds of groups (701 on the 100,000-GPU site): compare printed all of them
+  // by name. The 100k site for 20 s: more groups than compare shows.
+  const std::string dir = scratchDirectory("compare-groups");
+  const std::string result = dir + "/site-100k.h5";
+  REQUIRE(
+      runProgram(cli() + " run scenarios/site-100k.yaml --duration 20 -q -o " + result).exit_code
+      == 0);
+  const std::vector<std::string> groups = readResultStrings(result, "/headroom/group");
+  const std::vector<double> margins = readResultDataset(result, "/headroom/worst_margin_fraction");
+  REQUIRE(groups.size() == margins.size());
+  REQUIRE(groups.size() > 50);
+  // The order the file's margins give (all finite here), ties by name.
+  std::vector<std::size_t> order(groups.size());
+  for (std::size_t k = 0; k < order.size(); ++k)
+    order[k] = k;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return margins[a] != margins[b] ? margins[a] < margins[b] : groups[a] < groups[b];
+  });
+  // The printed groups: the lines of two spaces and a name after the headroom heading.
+  const auto printedGroups = [](const std::string& out) {
+    std::vector<std::string> names;
+    const std::size_t heading = out.find("headroom: worst margin");
+    std::size_t at = out.find('\n', heading) + 1;
+    while (at < out.size()) {
+      const std::size_t end = out.find('\n', at);
+      const std::string line = out.substr(at, end - at);
+      at = end + 1;
+      if (line.rfind("    ", 0) == 0 || line.rfind("  ...", 0) == 0) continue;
+      if (line.rfind("  ", 0) == 0) names.push_back(line.substr(2));
+    }
+    return names;
+  };
+  const auto some = runProgram(cli() + " compare " + result);
+  REQUIRE(some.exit_code == 0);
+  std::vector<std::string> want;
+  for (std::size_t k = 0; k < 50; ++k)
+    want.push_back(groups[order[k]]);
+  CHECK(printedGroups(some.out) == want);
+  char rest[160];
+  std::snprintf(rest, sizeof rest,
+                "  ... %zu more groups, each with a worst margin of at least %.1f %% in every file",
+                groups.size() - 50, 100.0 * margins[order[50]]);
+  CHECK(some.out.find(rest) != std::string::npos);
+  const auto all = runProgram(cli() + " compare --all-groups " + result);
+  REQUIRE(all.exit_code == 0);
+  want.clear();
+  for (const std::size_t k : order)
+    want.push_back(groups[k]);
+  CHECK(printedGroups(all.out) == want);
+  CHECK(all.out.find("more groups") == std::string::npos);
+}
