@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "racktwin/core/DisplayUnits.hpp"
+#include "racktwin/scenarios/FloorPlan.hpp"
 
 namespace racktwin::gui {
 
@@ -46,6 +47,16 @@ Quantities::Quantities(const core::SiteSpec& site, const ResultStore& store) : s
     if (!rack.cdu.empty()) served_racks_[rack.cdu].push_back(rack.id.str());
     if (!rack.ring.empty()) served_racks_[rack.ring].push_back(rack.id.str());
   }
+  // A hall of several (a group in the site tree) stands for its rows' racks.
+  const core::FloorPlanSpec floor = scenarios::floorPlanOf(site);
+  if (floor.halls.size() > 1) {
+    for (const core::FloorHallSpec& hall : floor.halls) {
+      std::vector<std::string>& racks = hall_racks_[hall.id];
+      for (const std::uint32_t row : hall.rows)
+        for (const std::uint32_t r : floor.rows[row].racks)
+          racks.push_back(site.racks[r].id.str());
+    }
+  }
   // A CDU on a ring serves the ring's racks (their flow shares its pumps).
   for (const core::SecondaryRingSpec& ring : site.rings) {
     for (const std::string& tap : ring.taps) {
@@ -84,6 +95,11 @@ Quantities::Selection Quantities::select(const std::string& entity, EntityKind k
   if (serves) {
     const auto it = served_racks_.find(entity);
     prefixes = it == served_racks_.end() ? std::vector<std::string>{} : it->second;
+  }
+  if (kind == EntityKind::Group) {
+    // A hall among the tree's groups: its racks (a hall's id prefixes none of their ids).
+    const auto it = hall_racks_.find(entity);
+    if (it != hall_racks_.end()) prefixes = it->second;
   }
   const bool whole_site = kind == EntityKind::Site || kind == EntityKind::Facility;
   if (whole_site) prefixes = {std::string()};

@@ -67,6 +67,7 @@ class Quantities {
 
   const ResultStore& store_;
   std::map<std::string, std::vector<std::string>> served_racks_;  // CDU or ring -> rack ids
+  std::map<std::string, std::vector<std::string>> hall_racks_;    // hall (a tree group) -> racks
   std::map<std::pair<std::string, int>, Selection> cache_;
 };
 

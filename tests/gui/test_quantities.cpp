@@ -115,3 +115,30 @@ TEST_CASE("A result of per-rack aggregates shows each rack's hottest GPU and its
   CHECK(q.value("row1", EntityKind::Row, Quantity::CoolantTemperature, 0) == 312.0);
   CHECK(q.series("row1/rack02", EntityKind::Rack, Quantity::GpuJunctionTemperature).size() == 1);
 }
+
+TEST_CASE("A hall shows the hottest GPU and the power of its rows' racks", "[gui]") {
+  // A hall is a group of rows in the site tree; its id ("north") prefixes none of its racks' ids,
+  // so it showed nothing.
+  racktwin::core::SiteSpec site;
+  for (const char* id : {"row1/rack01", "row1/rack02", "row2/rack01"}) {
+    racktwin::core::RackSpec rack;
+    rack.id = racktwin::core::ComponentId(id);
+    site.racks.push_back(rack);
+  }
+  racktwin::core::FloorPlanSpec floor;
+  floor.rows = {{"row1", {0, 1}, 0}, {"row2", {2}, 1}};
+  floor.halls = {{"north", {0}, false, 0.0, 0.0, 0}, {"south", {1}, false, 0.0, 0.0, 0}};
+  site.floor = floor;
+  ResultStore s;
+  std::vector<ChannelInfo> channels;
+  const std::vector<std::string> racks{"row1/rack01", "row1/rack02", "row2/rack01"};
+  channels.push_back({"gpu_by_rack", "T_junction.max", "K", "", racks});
+  channels.push_back({"rack", "P_ac", "W", "", racks});
+  s.reset({}, channels);
+  s.append(0.0, std::vector<double>{330, 335, 350, 100e3, 110e3, 120e3});
+  Quantities q(site, s);
+  CHECK(q.value("north", EntityKind::Group, Quantity::GpuJunctionTemperature, 0) == 335.0);
+  CHECK(q.value("south", EntityKind::Group, Quantity::GpuJunctionTemperature, 0) == 350.0);
+  CHECK(q.value("north", EntityKind::Group, Quantity::RackPower, 0) == 210e3);
+  CHECK(q.value("south", EntityKind::Group, Quantity::RackPower, 0) == 120e3);
+}
