@@ -80,6 +80,9 @@ ResultEstimate estimateResult(const scenarios::Twin& twin, const core::DetailPla
     estimate.values_per_record += static_cast<double>(channel.width());
   estimate.bytes = core::estimatedResultBytes(output.channels, output.entity_lists,
                                               static_cast<std::size_t>(estimate.records), options);
+  // The tables written at the end: a row per design limit (twin.limits() knows them all now).
+  estimate.bytes += core::estimatedTableBytes(twin.limits().limitTable())
+                    + core::estimatedTableBytes(twin.limits().headroomTable());
   return estimate;
 }
 

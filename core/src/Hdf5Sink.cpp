@@ -34,6 +34,7 @@
 #include "Hdf5Tables.hpp"
 #include "racktwin/core/Error.hpp"
 #include "racktwin/core/Hdf5Result.hpp"
+#include "racktwin/core/ResultTable.hpp"
 
 namespace racktwin::core {
 namespace {
@@ -696,6 +697,17 @@ double estimatedResultBytes(
       id_bytes += id.size() + 40;
   }
   return bytes + static_cast<double>(id_bytes);
+}
+
+double estimatedTableBytes(const ResultTable& table) {
+  double bytes = 0.0;
+  for (const TableColumn& column : table.columns) {
+    bytes += 2500.0;  // object header and attributes, as a channel's dataset
+    for (const std::string& text : column.strings)
+      bytes += static_cast<double>(text.size() + 40);  // text and its global-heap entry
+    bytes += static_cast<double>(column.numbers.size() * sizeof(double));
+  }
+  return bytes;
 }
 
 std::unique_ptr<RecorderSink> makeHdf5Sink(std::string path, Hdf5SinkOptions options) {

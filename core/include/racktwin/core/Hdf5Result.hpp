@@ -93,6 +93,10 @@ double estimatedResultBytes(
     const std::vector<ChannelInfo>& channels,
     const std::vector<std::pair<std::string, std::vector<std::string>>>& entity_lists,
     std::size_t records, const Hdf5SinkOptions& options);
+/// The size a table the run writes at its end takes in the file (the design limits: some 30,000
+/// rows of ten strings on a 300,000-GPU site, most of a short run's file): its strings as
+/// estimatedResultBytes counts ids, its numbers whole, a dataset header each.
+double estimatedTableBytes(const ResultTable& table);
 
 struct DatasetInfo {
   std::string path;  // "/gpu/T_junction"
