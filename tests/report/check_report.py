@@ -20,7 +20,8 @@ RackTwin's reader (h5py):
   - the energy-flow diagram balances at every node that passes energy on;
   - the design limits by kind are the file's /limits grouped here, and the headroom and limits
     tables show the groups and limits of least margin in the order derived here, with a note
-    counting the rest exactly when rows are left out;
+    counting the rest exactly when rows are left out; a comparison's headroom shows the groups of
+    least margin in either file, with both files' margins;
   - headline conversions: the maximum GPU temperature in degC is the summary's kelvin - 273.15;
   - the screenshot is a real picture (not blank).
 Exits 1 listing every problem.
@@ -266,6 +267,8 @@ def check_page(dom, stderr, results, sweep, units, checker):
     # The design-limit tables against the file's /limits and /headroom, ordered here.
     if not sweep and len(results) == 1:
         check_limits(dom, results[0], checker)
+    if not sweep and len(results) == 2:
+        check_compared_headroom(dom, results, checker)
     # The hottest junction in degC (degF) is the summary's kelvin converted here, independently.
     peaks = [x.get("max_gpu_temperature_K") for x in summaries] if not sweep else []
     peaks = [p for p in peaks if p is not None]
@@ -381,6 +384,40 @@ def check_limits(dom, path, checker):
                          % (page_groups[:3], want_groups[:3]))
         check_rest(dom, "headroom-rest", shown, len(groups),
                    sum(1 for v in group_violations if v > 0), checker)
+
+
+def check_compared_headroom(dom, results, checker):
+    """The comparison's headroom: the groups of either file, by the least of their two margins
+    (none last, ties by name), the first GROUP_ROWS_SHOWN of them, each with both files' margins."""
+    margins = []
+    for path in results:
+        with h5py.File(path, "r") as f:
+            if "headroom/group" not in f:
+                return
+            groups = [v.decode() if isinstance(v, bytes) else str(v) for v in f["headroom/group"][:]]
+            margins.append(dict(zip(groups, (float(v) for v in f["headroom/worst_margin_fraction"][:]))))
+    names = sorted(set(margins[0]) | set(margins[1]))
+    least = []
+    for name in names:
+        values = [m[name] for m in margins if name in m and not math.isnan(m[name])]
+        least.append(min(values) if values else float("nan"))
+    order = margin_order(least, names)
+    shown = min(len(names), GROUP_ROWS_SHOWN)
+    rows = table_rows(dom, "headroom") or []
+    page = [r[0][1] for r in rows]
+    want = [names[k] for k in order[:shown]]
+    if page != want:
+        checker.fail("comparison headroom: the page shows %s..., the files' least margins are %s..."
+                     % (page[:3], want[:3]))
+    for r in rows:
+        for column, m in ((1, margins[0]), (2, margins[1])):
+            if r[0][1] in m and not same_number(si_of(r[column][0]), m[r[0][1]]):
+                checker.fail("comparison headroom %s: page %s, file %s"
+                             % (r[0][1], si_of(r[column][0]), m[r[0][1]]))
+    counted = re.search(r'groups with the least margin in either result, of ([0-9,]+)', dom)
+    if (shown < len(names)) != bool(counted) or (counted and int(counted.group(1).replace(",", "")) != len(names)):
+        checker.fail("comparison headroom: %d of %d groups shown, the note says %s"
+                     % (shown, len(names), counted.group(0) if counted else "nothing"))
 
 
 def check_rest(dom, note_id, shown, total, exceeded, checker):
