@@ -2,6 +2,7 @@
 // and WUE, the spectrum of facility power, the electrical tree and the cooling loops.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 
@@ -564,8 +565,24 @@ void coolingSection(Page& page, const RunContext& c) {
   const std::vector<std::string> ids = data.ids("cdu", supply->columns);
   const core::DisplayUnit unit = unitFor(c, "K", supply->values);
   nlohmann::json traces = nlohmann::json::array();
-  const std::size_t shown = std::min<std::size_t>(supply->columns, 8);
-  for (std::size_t k = 0; k < shown; ++k) {
+  // Eight CDUs at most; of a site's hundreds, those whose return ran hottest (the hottest first,
+  // ties in site order), not the first eight by id.
+  constexpr std::size_t kShown = 8;
+  const std::size_t shown = std::min<std::size_t>(supply->columns, kShown);
+  std::vector<std::size_t> columns(supply->columns);
+  for (std::size_t k = 0; k < columns.size(); ++k)
+    columns[k] = k;
+  const bool hottest = supply->columns > kShown;
+  if (hottest) {
+    std::vector<double> peak(ret->columns, -std::numeric_limits<double>::infinity());
+    for (std::size_t i = 0; i < ret->rows; ++i)
+      for (std::size_t k = 0; k < ret->columns; ++k)
+        if (ret->at(i, k) > peak[k]) peak[k] = ret->at(i, k);  // NaN never counts
+    std::stable_sort(columns.begin(), columns.end(),
+                     [&](std::size_t a, std::size_t b) { return peak[a] > peak[b]; });
+  }
+  for (std::size_t j = 0; j < shown; ++j) {
+    const std::size_t k = columns[j];
     const std::string name = ids.empty() ? "CDU " + std::to_string(k + 1) : ids[k];
     std::vector<double> s(supply->rows), r(ret->rows);
     for (std::size_t i = 0; i < supply->rows; ++i) {
@@ -574,18 +591,19 @@ void coolingSection(Page& page, const RunContext& c) {
     }
     nlohmann::json a = c.line(s, unit, name + " supply", "/cdu/T_supply", "column");
     a["meta"]["column"] = k;
-    a["line"] = {{"color", kColours[k % 10]}};
+    a["line"] = {{"color", kColours[j % 10]}};
     nlohmann::json b = c.line(r, unit, name + " return", "/cdu/T_return", "column");
     b["meta"]["column"] = k;
-    b["line"] = {{"color", kColours[k % 10]}, {"dash", "dash"}};
+    b["line"] = {{"color", kColours[j % 10]}, {"dash", "dash"}};
     traces.push_back(a);
     traces.push_back(b);
   }
   const nlohmann::json layout = timeLayout(c, "secondary coolant", unit.unit);
   page.figure(traces, layout,
               "Secondary supply (solid) and return (dashed) temperature of "
-                  + (shown < supply->columns ? "the first " + std::to_string(shown) + " of "
-                                             : std::string())
+                  + (hottest ? "the " + std::to_string(shown)
+                                   + " CDUs whose return ran hottest (the hottest first), of "
+                             : std::string())
                   + std::to_string(supply->columns) + " CDU(s).");
   if (!heat) return;
   const std::vector<double> total = rowSum(*heat);

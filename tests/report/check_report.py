@@ -18,6 +18,7 @@ RackTwin's reader (h5py):
   - every trace that names the dataset it was drawn from spans the same range as the dataset
     reduced the same way (min-max decimation keeps the extremes), in the display unit it names;
   - the energy-flow diagram balances at every node that passes energy on;
+  - the CDU figure shows every CDU of up to 8, else the 8 whose return ran hottest, hottest first;
   - the design limits by kind are the file's /limits grouped here, and the headroom and limits
     tables show the groups and limits of least margin in the order derived here, with a note
     counting the rest exactly when rows are left out; a comparison's headroom shows the groups of
@@ -269,6 +270,8 @@ def check_page(dom, stderr, results, sweep, units, checker):
         check_limits(dom, results[0], checker)
     if not sweep and len(results) == 2:
         check_compared_headroom(dom, results, checker)
+    if not sweep and len(results) == 1:
+        check_cdus_shown(figures, results[0], checker)
     # The hottest junction in degC (degF) is the summary's kelvin converted here, independently.
     peaks = [x.get("max_gpu_temperature_K") for x in summaries] if not sweep else []
     peaks = [p for p in peaks if p is not None]
@@ -418,6 +421,27 @@ def check_compared_headroom(dom, results, checker):
     if (shown < len(names)) != bool(counted) or (counted and int(counted.group(1).replace(",", "")) != len(names)):
         checker.fail("comparison headroom: %d of %d groups shown, the note says %s"
                      % (shown, len(names), counted.group(0) if counted else "nothing"))
+
+
+def check_cdus_shown(figures, path, checker):
+    """The CDU temperature figure: every CDU of a site of up to 8, in order; of more, the 8 whose
+    return ran hottest, the hottest first (ties in site order)."""
+    columns = [t["meta"]["column"] for f in figures for t in f["data"]
+               if (t.get("meta") or {}).get("source") == "/cdu/T_return"
+               and (t.get("meta") or {}).get("reduction") == "column"]
+    with h5py.File(path, "r") as f:
+        if "cdu/T_return" not in f:
+            return
+        T = f["cdu/T_return"][:]
+    count = T.shape[1] if T.ndim == 2 else 1
+    if count <= 8:
+        want = list(range(count))
+    else:
+        peak = [float(np.nanmax(T[:, k])) if np.any(np.isfinite(T[:, k])) else -math.inf
+                for k in range(count)]
+        want = sorted(range(count), key=lambda k: (-peak[k], k))[:8]
+    if columns != want:
+        checker.fail("CDU figure: columns %s, the file's hottest returns give %s" % (columns, want))
 
 
 def check_rest(dom, note_id, shown, total, exceeded, checker):
