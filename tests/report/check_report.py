@@ -19,6 +19,7 @@ RackTwin's reader (h5py):
     reduced the same way (min-max decimation keeps the extremes), in the display unit it names;
   - the energy-flow diagram balances at every node that passes energy on;
   - the CDU figure shows every CDU of up to 8, else the 8 whose return ran hottest, hottest first;
+  - the power tree's bars are its 40 most loaded elements at most, each at its highest record;
   - the design limits by kind are the file's /limits grouped here, and the headroom and limits
     tables show the groups and limits of least margin in the order derived here, with a note
     counting the rest exactly when rows are left out; a comparison's headroom shows the groups of
@@ -272,6 +273,7 @@ def check_page(dom, stderr, results, sweep, units, checker):
         check_compared_headroom(dom, results, checker)
     if not sweep and len(results) == 1:
         check_cdus_shown(figures, results[0], checker)
+        check_tree_bars(figures, results[0], checker)
     # The hottest junction in degC (degF) is the summary's kelvin converted here, independently.
     peaks = [x.get("max_gpu_temperature_K") for x in summaries] if not sweep else []
     peaks = [p for p in peaks if p is not None]
@@ -442,6 +444,28 @@ def check_cdus_shown(figures, path, checker):
         want = sorted(range(count), key=lambda k: (-peak[k], k))[:8]
     if columns != want:
         checker.fail("CDU figure: columns %s, the file's hottest returns give %s" % (columns, want))
+
+
+def check_tree_bars(figures, path, checker):
+    """The power tree's bars: each element's highest record after t = 0, the most loaded first
+    (ties in the file's order), 40 of them at most, in % of its rating."""
+    bars = [t for f in figures for t in f["data"]
+            if (t.get("meta") or {}).get("source") == "/power_tree/utilisation"]
+    with h5py.File(path, "r") as f:
+        if "power_tree/utilisation" not in f:
+            return
+        values = f["power_tree/utilisation"][:]
+        ids = [v.decode() if isinstance(v, bytes) else str(v) for v in f["power_tree/ids"][:]]
+    if len(bars) != 1:
+        checker.fail("power tree: %d bar traces" % len(bars))
+        return
+    peak = [max(values[1:, k]) if values.shape[0] > 1 else -math.inf for k in range(values.shape[1])]
+    order = sorted(range(len(peak)), key=lambda k: (-peak[k], k))[:40]
+    if bars[0]["y"] != [ids[k] for k in order]:
+        checker.fail("power tree bars: %s..., the file's most loaded %s..."
+                     % (bars[0]["y"][:3], [ids[k] for k in order][:3]))
+    for got, k in zip(bars[0]["x"], order):
+        checker.close("power tree bar " + ids[k], got, peak[k] * 100.0, rel=1e-12, abs_=1e-12)
 
 
 def check_rest(dom, note_id, shown, total, exceeded, checker):
