@@ -196,8 +196,11 @@ int envelopeCommand(const SweepArguments& a) {
 struct Column {
   std::string name;
   std::vector<std::pair<std::string, std::optional<double>>> metrics;
-  std::map<std::string, std::string> headroom;  // group -> "12.3 % row1/cdu1:rated_heat"
-  std::map<std::string, double> margin;         // group -> its worst margin fraction
+  struct Headroom {
+    double margin = 0.0;  // the group's worst margin fraction
+    std::string binding;  // its limit, "row1/cdu1:rated_heat"
+  };
+  std::map<std::string, Headroom> headroom;  // by group
 };
 
 /// How many headroom groups compare prints without --all-groups: those of least margin (a site
@@ -228,10 +231,8 @@ Column resultColumn(const std::string& path, const core::ResultFileInfo& info) {
     const auto groups = core::readResultStrings(path, "/headroom/group");
     const auto binding = core::readResultStrings(path, "/headroom/binding_limit");
     const auto margin = core::readResultDataset(path, "/headroom/worst_margin_fraction");
-    for (std::size_t g = 0; g < groups.size() && g < binding.size() && g < margin.size(); ++g) {
-      c.headroom[groups[g]] = percent(margin[g]) + " " + binding[g];
-      c.margin[groups[g]] = margin[g];
-    }
+    for (std::size_t g = 0; g < groups.size() && g < binding.size() && g < margin.size(); ++g)
+      c.headroom[groups[g]] = {margin[g], binding[g]};
   }
   return c;
 }
@@ -280,11 +281,8 @@ std::vector<Column> sweepColumns(const std::string& path, const core::ResultFile
   for (std::size_t i = 0; i < columns.size(); ++i) {
     for (std::size_t g = 0; g < groups.size() && g < width; ++g) {
       const std::size_t k = i * width + g;
-      if (k < margins.size() && std::isfinite(margins[k])) {
-        columns[i].headroom[groups[g]] =
-            percent(margins[k]) + " " + (k < binding.size() ? binding[k] : "");
-        columns[i].margin[groups[g]] = margins[k];
-      }
+      if (k < margins.size() && std::isfinite(margins[k]))
+        columns[i].headroom[groups[g]] = {margins[k], k < binding.size() ? binding[k] : ""};
     }
   }
   return columns;
@@ -325,9 +323,8 @@ int compareCommand(const std::vector<std::string>& files, bool all_groups) {
   for (const Column& c : columns) {
     for (const auto& [key, value] : c.metrics)
       if (seen.insert(key).second) keys.push_back(key);
-    for (const auto& [group, text] : c.headroom) {
-      const auto m = c.margin.find(group);
-      const double v = m == c.margin.end() ? std::nan("") : m->second;
+    for (const auto& [group, headroom] : c.headroom) {
+      const double v = headroom.margin;
       auto [at, added] = least.try_emplace(group, v);
       if (!added && !std::isnan(v) && !(at->second <= v)) at->second = v;
     }
@@ -370,8 +367,10 @@ int compareCommand(const std::vector<std::string>& files, bool all_groups) {
       std::printf("  %s\n", g.c_str());
       for (std::size_t i = 0; i < columns.size(); ++i) {
         const auto found = columns[i].headroom.find(g);
-        std::printf("    [%zu] %s\n", i + 1,
-                    found == columns[i].headroom.end() ? "-" : found->second.c_str());
+        const std::string text = found == columns[i].headroom.end()
+                                     ? "-"
+                                     : percent(found->second.margin) + " " + found->second.binding;
+        std::printf("    [%zu] %s\n", i + 1, text.c_str());
       }
     }
     if (shown < groups.size()) {

@@ -11,7 +11,6 @@
 #include <sys/mman.h>
 
 #include <cstdint>
-#include <cstdlib>
 #endif
 
 namespace racktwin::core {
@@ -35,11 +34,12 @@ std::size_t reserveHugePageHeap(std::size_t bytes) noexcept {
   // otherwise drop a malloc freed unused.
   mallopt(M_MMAP_MAX, 0);
   void* volatile block = std::malloc(bytes);
+  // Its address is taken before it is freed (a freed pointer's value is not to be used).
+  const auto begin = reinterpret_cast<std::uintptr_t>(static_cast<void*>(block));
   std::free(block);
   mallopt(M_MMAP_MAX, kGlibcMmapMax);
-  if (block == nullptr) return 0;
+  if (begin == 0) return 0;
   // The block's whole 2 MiB pages: what the next allocations are carved from.
-  const auto begin = reinterpret_cast<std::uintptr_t>(static_cast<void*>(block));
   const std::uintptr_t first = (begin + kHugePage - 1) & ~(kHugePage - 1);
   const std::uintptr_t last = (begin + bytes) & ~(kHugePage - 1);
   if (last <= first) return 0;
