@@ -256,7 +256,7 @@ std::vector<Column> sweepColumns(const std::string& path, const core::ResultFile
   };
   std::vector<std::string> params;
   for (const std::string& name : lines("parameter_names"))
-    params.push_back("/parameters/" + name + "_text");
+    params.push_back("/parameters/" + core::tableLinkName(name + "_text"));
   for (std::size_t i = 0; i < ids.size(); ++i) {
     Column c;
     c.name = fs::path(path).filename().string() + ":" + ids[i];
@@ -268,7 +268,7 @@ std::vector<Column> sweepColumns(const std::string& path, const core::ResultFile
     columns.push_back(std::move(c));
   }
   for (const std::string& key : lines("metric_keys")) {
-    const auto values = core::readResultDataset(path, "/metrics/" + key);
+    const auto values = core::readResultDataset(path, "/metrics/" + core::tableLinkName(key));
     for (std::size_t i = 0; i < columns.size() && i < values.size(); ++i)
       columns[i].metrics.emplace_back(
           key, std::isfinite(values[i]) ? std::optional<double>(values[i]) : std::nullopt);

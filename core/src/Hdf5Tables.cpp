@@ -82,7 +82,8 @@ void TableWriter::writeText(const std::string& group_name, const std::string& na
 
 void TableWriter::writeColumn(hid_t group, const std::string& group_name, const TableColumn& column,
                               std::size_t rows) {
-  const std::string path = "/" + group_name + "/" + column.name;
+  const std::string link = tableLinkName(column.name);
+  const std::string path = "/" + group_name + "/" + link;
   const int rank = column.width > 1 ? 2 : 1;
   const hsize_t dims[2] = {rows, column.width};
   const Dataspace space(check(H5Screate_simple(rank, dims, nullptr), "creating a dataspace"));
@@ -96,7 +97,7 @@ void TableWriter::writeColumn(hid_t group, const std::string& group_name, const 
     check(H5Pset_fletcher32(dcpl.get()), "setting the checksum filter of " + path);
   }
   const Dataset dataset(
-      check(H5Dcreate2(group, column.name.c_str(), column.text ? string_type_ : H5T_IEEE_F64LE,
+      check(H5Dcreate2(group, link.c_str(), column.text ? string_type_ : H5T_IEEE_F64LE,
                        space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
             "creating dataset " + path));
   if (column.text) {

@@ -146,6 +146,42 @@ TEST_CASE("a sweep gives the same file on 1 and 2 threads, failed cases are kept
   CHECK(compared.out.find("row1/cdu1") != std::string::npos);
 }
 
+TEST_CASE("a sweep keeps metrics whose keys hold an element id with a '/'", "[capacity][sweep]") {
+  // Every site's MV feeders are named "hall1/mv-feeder": their summary keys hold a '/', which an
+  // HDF5 name cannot. A sweep over such a site ran all its cases and then failed to write its
+  // file. The dataset's name is the key percent-encoded ('/' as %2F, '%' as %25).
+  const std::string dir = scratchDirectory("sweep-feeders");
+  const std::string sweep = dir + "/feeders.h5";
+  const auto swept =
+      runProgram(cli() + " sweep tests/capacity/data/two-feeders-sweep.yaml -j 2 -q -o " + sweep);
+  INFO(swept.err);
+  REQUIRE(swept.exit_code == 0);
+  const std::string key = "mv_feeder_hall1/mv-feeder_current_max_A";
+  const std::vector<double> column =
+      readResultDataset(sweep, "/metrics/mv_feeder_hall1%2Fmv-feeder_current_max_A");
+  REQUIRE(column.size() == 2);
+  // The second case is the base scenario as it is: a run of it gives the same number, bit for bit.
+  const std::string summary = dir + "/base.json";
+  REQUIRE(runProgram(cli() + " run tests/capacity/data/two-feeders.yaml -q -o " + dir
+                     + "/base.h5 --summary-json " + summary)
+              .exit_code
+          == 0);
+  const std::string json = racktwin::test::readFile(summary);
+  const std::size_t at = json.find("\"" + key + "\":");
+  REQUIRE(at != std::string::npos);
+  const double base = std::stod(json.substr(at + key.size() + 3));
+  CHECK(base > 0.0);
+  CHECK(std::memcmp(&column[1], &base, sizeof base) == 0);
+  CHECK(column[0] > 0.0);
+  // compare reads it back under its key.
+  const auto compared = runProgram(cli() + " compare " + sweep);
+  REQUIRE(compared.exit_code == 0);
+  CHECK(compared.out.find("\n  " + key + " ") != std::string::npos);
+  CHECK(compared.out.find("mv_feeder_hall2/mv-feeder_utilisation_max") != std::string::npos);
+  // The report reads the file (tests/report's report_sweep_feeders checks its page).
+  CHECK(runProgram(cli() + " report " + sweep + " -o " + dir + "/report.html").exit_code == 0);
+}
+
 #ifdef RACKTWIN_WITH_MPI
 TEST_CASE("a sweep over 3 MPI ranks gives the threaded run's file", "[capacity][sweep][mpi]") {
   const std::string dir = scratchDirectory("sweep-mpi");

@@ -6,13 +6,14 @@
 #include <cstddef>
 #include <deque>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace racktwin::core {
 
 struct TableColumn {
-  std::string name;         // dataset name inside the table's group
+  std::string name;         // column name; its dataset's name is tableLinkName(name)
   std::string unit;         // SI unit of a numeric column ("1" for pure numbers), empty for text
   std::string description;  // one sentence
   bool text = false;        // strings instead of numbers
@@ -41,6 +42,14 @@ struct ResultTable {
     return nullptr;
   }
 };
+
+/// The name of a column's dataset. An HDF5 name cannot hold '/', and column names made from ids
+/// do ("mv_feeder_hall1/mv-feeder_current_max_A"), so a name is percent-encoded as in a URL
+/// (RFC 3986): '%' becomes "%25", '/' becomes "%2F", every other character stays as it is.
+std::string tableLinkName(std::string_view column_name);
+/// The column name of a dataset's name: the inverse of tableLinkName ("%2F" or "%2f" -> '/',
+/// "%25" -> '%'; any other '%' stays as it is).
+std::string tableColumnName(std::string_view link_name);
 
 /// A file of tables (a sweep file, docs/capacity.md): root attributes, texts stored as
 /// /<group>/text, and tables.
