@@ -184,13 +184,11 @@ std::string comparisonReport(const std::string& baseline_path, const std::string
     Table table({"", "A", "B", "B − A", "relative", "key"});
     for (std::size_t i : group.items) {
       const auto va = a.summaryValue(keys[i]), vb = b.summaryValue(keys[i]);
-      const SummaryDisplay da = displaySummaryItem(keys[i], va, options.units);
-      SummaryDisplay db = displaySummaryItem(keys[i], vb, options.units);
-      // Both columns in A's unit, so the difference reads in one unit.
-      if (da.shown && vb && db.unit != da.unit && *va != 0.0) {
-        db.shown = *vb * (*da.shown / *va);
-        db.unit = da.unit;
-      }
+      // Both columns in one unit, the one the larger value needs, so the difference reads in it.
+      const double both[2] = {va.value_or(std::nan("")), vb.value_or(std::nan(""))};
+      const std::optional<double> unit_for = unitReference(both, 2);
+      const SummaryDisplay da = displaySummaryItem(keys[i], va, options.units, unit_for);
+      const SummaryDisplay db = displaySummaryItem(keys[i], vb, options.units, unit_for);
       const bool d = differs(va, vb);
       differing += d ? 1 : 0;
       std::optional<double> delta, relative;

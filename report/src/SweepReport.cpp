@@ -10,6 +10,7 @@
 #include "ResultData.hpp"
 #include "SummaryDisplay.hpp"
 #include "racktwin/core/Error.hpp"
+#include "racktwin/core/ResultTable.hpp"
 #include "racktwin/report/Report.hpp"
 #include "racktwin/report/SummaryLayout.hpp"
 
@@ -19,17 +20,23 @@ namespace {
 constexpr const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
                                     "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
-/// Names under a group: "/parameters/x" -> "x" for each float or string dataset.
+/// Column names under a group: "/parameters/x" -> "x" for each float or string dataset, the
+/// dataset's name decoded (core::tableColumnName: "%2F" -> '/').
 std::vector<std::string> members(const ResultData& data, const std::string& group,
                                  const std::string& type) {
   std::vector<std::string> out;
   const std::string prefix = "/" + group + "/";
   for (const core::DatasetInfo& d : data.info().datasets) {
     if (d.path.rfind(prefix, 0) != 0 || d.type != type) continue;
-    const std::string name = d.path.substr(prefix.size());
-    if (name.find('/') == std::string::npos) out.push_back(name);
+    const std::string link = d.path.substr(prefix.size());
+    if (link.find('/') == std::string::npos) out.push_back(core::tableColumnName(link));
   }
   return out;
+}
+
+/// The dataset of a table's column: "/<group>/<its encoded name>".
+std::string columnPath(const std::string& group, const std::string& column) {
+  return "/" + group + "/" + core::tableLinkName(column);
 }
 
 /// A 1-D column of the cases: `cases` values, or an InputError.
@@ -94,14 +101,19 @@ std::string sweepReport(const std::string& sweep_path, const ReportOptions& opti
   std::map<std::string, std::vector<double>> parameter_values;
   std::map<std::string, std::string> parameter_units;
   for (const std::string& p : parameters) {
-    parameter_values[p] = caseColumn(data, "/parameters/" + p, cases);
-    parameter_units[p] = data.dataset("/parameters/" + p)->units;
+    parameter_values[p] = caseColumn(data, columnPath("parameters", p), cases);
+    parameter_units[p] = data.dataset(columnPath("parameters", p))->units;
   }
   std::map<std::string, std::vector<double>> metric_values;
   const std::vector<std::string> metrics = members(data, "metrics", "float64");
   for (const std::string& m : metrics)
-    metric_values[m] = caseColumn(data, "/metrics/" + m, cases);
+    metric_values[m] = caseColumn(data, columnPath("metrics", m), cases);
   const std::vector<std::string> headline = headlineMetrics(metrics);
+  // One unit for each metric's numbers (its table column, its figures' axes): the one its
+  // largest value needs.
+  std::map<std::string, std::optional<double>> unit_for;
+  for (const std::string& key : headline)
+    unit_for[key] = unitReference(metric_values[key].data(), metric_values[key].size());
 
   // The envelope first: it is the answer a sweep is run for.
   const std::vector<std::string> envelope_text = members(data, "envelope", "string");
@@ -115,11 +127,11 @@ std::string sweepReport(const std::string& sweep_path, const ReportOptions& opti
     std::vector<std::vector<double>> numbers;
     std::size_t rows = 0;
     for (const std::string& c : envelope_text) {
-      text.push_back(data.strings("/envelope/" + c));
+      text.push_back(data.strings(columnPath("envelope", c)));
       rows = std::max(rows, text.back().size());
     }
     for (const std::string& c : envelope_numbers) {
-      const auto m = data.matrix("/envelope/" + c);
+      const auto m = data.matrix(columnPath("envelope", c));
       numbers.push_back(m ? m->values : std::vector<double>());
       rows = std::max(rows, numbers.back().size());
     }
@@ -145,7 +157,7 @@ std::string sweepReport(const std::string& sweep_path, const ReportOptions& opti
                               : " (" + shownUnit(parameter_units[p]) + ")"));
     std::vector<SummaryDisplay> heads;
     for (const std::string& key : headline) {
-      const SummaryDisplay d = displaySummaryItem(key, std::nullopt, options.units);
+      const SummaryDisplay d = displaySummaryItem(key, std::nullopt, options.units, unit_for[key]);
       header.push_back(d.label + (d.unit.empty() ? "" : " (" + shownUnit(d.unit) + ")"));
     }
     Table table(header);
@@ -161,7 +173,7 @@ std::string sweepReport(const std::string& sweep_path, const ReportOptions& opti
         const double v = metric_values[key][k];
         const std::optional<double> value =
             std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-        const SummaryDisplay d = displaySummaryItem(key, value, options.units);
+        const SummaryDisplay d = displaySummaryItem(key, value, options.units, unit_for[key]);
         table.markup(Page::numberCell(value, d.shown, "", key));
       }
     }
@@ -182,7 +194,7 @@ std::string sweepReport(const std::string& sweep_path, const ReportOptions& opti
   // the other parameters (as written), so a line varies one thing only.
   std::map<std::string, std::vector<std::string>> parameter_text;
   for (const std::string& p : parameters)
-    parameter_text[p] = caseStrings(data, "/parameters/" + p + "_text", cases);
+    parameter_text[p] = caseStrings(data, columnPath("parameters", p + "_text"), cases);
   const auto numeric = [&](const std::string& p) {
     return std::any_of(parameter_values[p].begin(), parameter_values[p].end(),
                        [](double v) { return std::isfinite(v); });
@@ -204,15 +216,15 @@ std::string sweepReport(const std::string& sweep_path, const ReportOptions& opti
     }
     for (const std::string& key : headline) {
       nlohmann::json traces = nlohmann::json::array();
-      SummaryDisplay label = displaySummaryItem(key, std::nullopt, options.units);
+      const SummaryDisplay label =
+          displaySummaryItem(key, std::nullopt, options.units, unit_for[key]);
       for (std::size_t f = 0; f < lines.size(); ++f) {
         std::vector<std::pair<double, double>> points;
         for (std::size_t k = 0; k < cases; ++k) {
           const double x = parameter_values[p][k], v = metric_values[key][k];
           if (line_of[k] != lines[f] || !std::isfinite(x) || !std::isfinite(v)) continue;
-          const SummaryDisplay d = displaySummaryItem(key, v, options.units);
+          const SummaryDisplay d = displaySummaryItem(key, v, options.units, unit_for[key]);
           points.emplace_back(x, *d.shown);
-          label.unit = d.unit;
         }
         if (points.empty()) continue;
         std::sort(points.begin(), points.end());
@@ -228,8 +240,8 @@ std::string sweepReport(const std::string& sweep_path, const ReportOptions& opti
                           {"y", ys},
                           {"line", {{"color", kColours[f % 8]}}},
                           {"meta",
-                           {{"source", "/metrics/" + key},
-                            {"parameter", "/parameters/" + p},
+                           {{"source", columnPath("metrics", key)},
+                            {"parameter", columnPath("parameters", p)},
                             {"reduction", "sweep"}}}});
       }
       if (traces.empty()) continue;

@@ -3,10 +3,11 @@
 
 Usage:
   check_report.py --racktwin BIN --out DIR (--scenario YAML [--scenario YAML] | --result H5 ...
-                  | --sweep-of YAML) [--duration S] [--screenshot PNG] [--units si|us] [--tamper]
+                  | --sweep-of YAML | --sweep YAML) [--duration S] [--screenshot PNG] [--units si|us] [--tamper]
 
 With --scenario the scenario is run first (racktwin run), with --sweep-of a small sweep of that
-base scenario is run (racktwin sweep); two results make a comparison.
+base scenario is run (racktwin sweep), with --sweep that sweep file; two results make a
+comparison.
 Then `racktwin report` writes the page, Chromium (fresh profile, no network) loads it, dumps the
 DOM after the page script ran and takes a screenshot, and this script checks, independently of
 RackTwin's reader (h5py):
@@ -216,7 +217,10 @@ def check_page(dom, stderr, results, sweep, units, checker):
                 key = html.unescape(key)
                 if not si:
                     continue
-                column = f["metrics/" + key][:] if "metrics/" + key in f else []
+                # HDF5 names cannot hold '/': a key's dataset name is percent-encoded
+                # (docs/capacity.md), '%' as %25 and '/' as %2F.
+                link = "metrics/" + key.replace("%", "%25").replace("/", "%2F")
+                column = f[link][:] if link in f else []
                 if not any(float(si) == float(v) for v in column):
                     checker.fail("sweep %s: page %s is no case's value" % (key, si))
                 checked += 1
@@ -269,6 +273,8 @@ def check_page(dom, stderr, results, sweep, units, checker):
     # The design-limit tables against the file's /limits and /headroom, ordered here.
     if not sweep and len(results) == 1:
         check_limits(dom, results[0], checker)
+    if sweep:
+        check_sweep_units(dom, figures, results[0], checker)
     if not sweep and len(results) == 2:
         check_compared_headroom(dom, results, checker)
     if not sweep and len(results) == 1:
@@ -286,6 +292,87 @@ def check_page(dom, stderr, results, sweep, units, checker):
             if not any(abs(float(value) - e) <= 1e-12 * abs(e) for e in expected):
                 checker.fail("max GPU temperature: report %s, file %s" % (value, expected))
     return checked
+
+
+US_GALLON_L = 3.785411784
+TON_W = 3516.8528420667
+
+
+def from_si(unit, v):
+    """An SI summary value in the unit a header or an axis names (None: a unit this does not know).
+    Written here, not taken from the report: kelvin, watts, joules, fractions, seconds; a
+    dimensionless item has no unit."""
+    table = {
+        "": lambda x: x,
+        "°C": lambda x: x - 273.15,
+        "°F": lambda x: (x - 273.15) * 9 / 5 + 32,
+        "W": lambda x: x,
+        "kW": lambda x: x / 1e3,
+        "MW": lambda x: x / 1e6,
+        "ton": lambda x: x / TON_W,
+        "kWh": lambda x: x / 3.6e6,
+        "MWh": lambda x: x / 3.6e9,
+        "%": lambda x: x * 100,
+        "s": lambda x: x,
+        "L/kWh": lambda x: x,
+        "gal/kWh": lambda x: x / US_GALLON_L,
+    }
+    return table[unit](v) if unit in table else None
+
+
+def unit_of_title(title):
+    """The unit in a header or axis title's closing parentheses, "" when it ends without one."""
+    match = re.search(r"\(([^()]*)\)$", html.unescape(title).strip())
+    return match.group(1) if match else ""
+
+
+def check_sweep_units(dom, figures, path, checker):
+    """Every number of the sweep's case table and metric figures, converted here from the file's SI
+    value into the unit its column header or axis names: a header that names another unit than
+    its cells (kW over MW, degC over degF) fails."""
+    section = dom[dom.find('<h2 id="cases"'):]
+    section = section[:section.find("</table>")]
+    headers = [html.unescape(h) for h in re.findall(r"<th>([^<]*)</th>", section)]
+    checked = 0
+    with h5py.File(path, "r") as f:
+        for row in re.findall(r"<tr[^>]*>(.*?)</tr>", section, re.S):
+            cells = re.findall(r"<td([^>]*)>([^<]*)</td>", row)
+            if len(cells) != len(headers):
+                continue
+            for header, (attributes, text) in zip(headers, cells):
+                si = re.search(r'data-si="([^"]+)"', attributes)
+                if not si or not text.strip():
+                    continue
+                unit = unit_of_title(header)
+                wanted = from_si(unit, float(si.group(1)))
+                if wanted is None:
+                    checker.fail("sweep table: unknown unit %r in %r" % (unit, header))
+                    continue
+                number = html.unescape(text).split(" ")[0].replace(",", "")
+                decimals = len(number.split(".")[1]) if "." in number and "e" not in number else None
+                tolerance = 0.51 * 10 ** -decimals if decimals is not None else 0.006 * abs(wanted)
+                checker.close("sweep table %s" % header, float(number), wanted, rel=0, abs_=tolerance)
+                checked += 1
+        for figure in figures:
+            traces = [t for t in figure["data"] if (t.get("meta") or {}).get("reduction") == "sweep"]
+            if not traces:
+                continue
+            title = figure.get("layout", {}).get("yaxis", {}).get("title", {}).get("text", "")
+            unit = unit_of_title(title)
+            for trace in traces:
+                meta = trace["meta"]
+                column = f[meta["source"]][:]
+                xs = f[meta["parameter"]][:]
+                for x, y in zip(trace["x"], trace["y"]):
+                    candidates = [from_si(unit, v) for xv, v in zip(xs, column) if xv == x and math.isfinite(v)]
+                    if None in candidates:
+                        checker.fail("sweep figure: unknown unit %r in %r" % (unit, title))
+                        break
+                    if not any(abs(c - y) <= 1e-9 * max(abs(c), 1.0) for c in candidates):
+                        checker.fail("sweep figure %r: %s at %s is no case's value in %r" % (title, y, x, unit))
+                    checked += 1
+    if checked == 0:
+        checker.fail("no number of the sweep's table or figures could be checked")
 
 
 LIMIT_ROWS_SHOWN = 100  # report/src/Limits.hpp
@@ -552,6 +639,7 @@ def main():
     parser.add_argument("--duration")
     parser.add_argument("--result", action="append", default=[])
     parser.add_argument("--sweep-of")
+    parser.add_argument("--sweep", help="run this sweep file (racktwin sweep) and check its report")
     parser.add_argument("--screenshot")
     parser.add_argument("--units", default="si")
     parser.add_argument("--height", type=int, default=2600)
@@ -575,6 +663,10 @@ def main():
             f.write(SWEEP.format(base=os.path.abspath(args.sweep_of)))
         sweep_file = os.path.join(args.out, "sweep.h5")
         run([args.racktwin, "sweep", sweep_yaml, "-o", sweep_file, "-j", "2", "-q"])
+        results = [sweep_file]
+    if args.sweep:
+        sweep_file = os.path.join(args.out, "sweep.h5")
+        run([args.racktwin, "sweep", args.sweep, "-o", sweep_file, "-j", "2", "-q"])
         results = [sweep_file]
     with h5py.File(results[0], "r") as f:
         kind = f.attrs.get("file_kind", "")

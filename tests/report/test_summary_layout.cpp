@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "SummaryDisplay.hpp"
 #include "racktwin/core/Summary.hpp"
 #include "racktwin/report/SummaryLayout.hpp"
 #include "racktwin/scenarios/ScenarioLoader.hpp"
@@ -166,4 +168,39 @@ TEST_CASE("Patterns name the parts they matched", "[report]") {
                              "electrical_loss_ups_J")
         == "Losses: ups");
   CHECK(report::findSummaryKeyLayout("job_") == nullptr);
+}
+
+TEST_CASE("A column's numbers and its header share the unit its largest value needs", "[report]") {
+  using racktwin::core::UnitSystem;
+  using racktwin::report::displaySummaryItem;
+  // A site's 203.7 MW with a row's 850 kW: the column is in MW, both numbers and the header.
+  const double column[3] = {203.7e6, 850e3, std::nan("")};
+  const std::optional<double> unit_for = racktwin::report::unitReference(column, 3);
+  REQUIRE(unit_for);
+  CHECK(*unit_for == 203.7e6);
+  const auto header =
+      displaySummaryItem("facility_power_max_W", std::nullopt, UnitSystem::SI, unit_for);
+  const auto site = displaySummaryItem("facility_power_max_W", column[0], UnitSystem::SI, unit_for);
+  const auto row = displaySummaryItem("facility_power_max_W", column[1], UnitSystem::SI, unit_for);
+  CHECK(header.unit == "MW");
+  CHECK(site.unit == "MW");
+  CHECK(row.unit == "MW");
+  CHECK(*site.shown == Approx(203.7).epsilon(1e-12));
+  CHECK(*row.shown == Approx(0.85).epsilon(1e-12));
+  // A value alone picks its own unit, as a run's summary shows it.
+  CHECK(displaySummaryItem("facility_power_max_W", 850e3, UnitSystem::SI).unit == "kW");
+  CHECK(displaySummaryItem("facility_power_max_W", 203.7e6, UnitSystem::SI).unit == "MW");
+  // In US units a header without a value names the US unit its cells are in (degF, not degC).
+  const double peaks[1] = {350.0};
+  const auto us = racktwin::report::unitReference(peaks, 1);
+  const auto t_header =
+      displaySummaryItem("max_gpu_temperature_K", std::nullopt, UnitSystem::US, us);
+  const auto t_cell = displaySummaryItem("max_gpu_temperature_K", 350.0, UnitSystem::US, us);
+  CHECK(t_header.unit == "degF");
+  CHECK(t_cell.unit == "degF");
+  CHECK(*t_cell.shown == Approx((350.0 - 273.15) * 1.8 + 32.0).epsilon(1e-12));
+  CHECK(displaySummaryItem("max_gpu_temperature_K", std::nullopt, UnitSystem::US).unit == "degF");
+  // Nothing finite: no reference.
+  const double none[2] = {std::nan(""), INFINITY};
+  CHECK_FALSE(racktwin::report::unitReference(none, 2));
 }
