@@ -28,6 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 using core::Dimension;
 using detail::Check;
+using detail::closestNames;
 using detail::formatNumber;
 using detail::joined;
 using detail::ListReader;
@@ -162,7 +163,7 @@ std::vector<std::string> readRackSet(const MapReader& m, std::string_view key,
   for (std::size_t i = 0; i < list.size(); ++i) {
     std::string id = list.id(i).str();
     if (known.index.find(id) == known.index.end()) {
-      list.failItem(i, "unknown rack '" + id + "'; defined racks: " + joined(known.ids));
+      list.failItem(i, "unknown rack '" + id + "'; defined racks: " + closestNames(id, known.ids));
     }
     if (!listed.insert(id).second) list.failItem(i, "rack '" + id + "' is listed twice");
     ids.push_back(std::move(id));
@@ -190,7 +191,7 @@ class Elements {
       if (!r.id.empty() && seen_.find(r.id) == seen_.end()) {
         throw core::InputError(r.where, r.key,
                                "unknown element '" + r.id
-                                   + "'; defined: " + (names.empty() ? "none" : joined(names))
+                                   + "'; defined: " + closestNames(r.id, names)
                                    + " (leave the key out for the MV bus)");
       }
     }

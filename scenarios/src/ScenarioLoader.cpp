@@ -1480,7 +1480,7 @@ std::string unknownComponent(const std::string& id, const IdRegistry& ids, std::
   const std::string head =
       kind.empty() ? "unknown component " + core::quoteForMessage(id)
                    : core::quoteForMessage(id) + " is a " + kind + ", not a " + std::string(wanted);
-  return head + "; defined " + std::string(wanted) + "s: " + joined(defined);
+  return head + "; defined " + std::string(wanted) + "s: " + detail::closestNames(id, defined);
 }
 
 /// A CDU's optional row headers: one segment's pipe and the return arrangement.

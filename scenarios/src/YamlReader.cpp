@@ -84,6 +84,43 @@ std::string joined(const std::vector<std::string>& names) {
   return text;
 }
 
+namespace {
+
+/// Levenshtein distance (insertions, deletions, substitutions), in two rows.
+std::size_t editDistance(std::string_view a, std::string_view b, std::vector<std::size_t>& row) {
+  row.resize(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({above + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string closestNames(std::string_view wanted, const std::vector<std::string>& names) {
+  constexpr std::size_t kListedWhole = 12, kClosest = 8;
+  if (names.empty()) return "none";
+  if (names.size() <= kListedWhole) return joined(names);
+  std::vector<std::size_t> row;
+  std::vector<std::pair<std::size_t, std::size_t>> ranked;  // (distance, position)
+  ranked.reserve(names.size());
+  for (std::size_t k = 0; k < names.size(); ++k)
+    ranked.emplace_back(editDistance(wanted, names[k], row), k);
+  std::partial_sort(ranked.begin(), ranked.begin() + kClosest, ranked.end());
+  std::string text = std::to_string(names.size()) + " (the closest: ";
+  for (std::size_t k = 0; k < kClosest; ++k)
+    text += (k == 0 ? "" : ", ") + names[ranked[k].second];
+  return text + ")";
+}
+
 std::string formatNumber(double value) {
   std::array<char, 32> buffer{};
   const int n = std::snprintf(buffer.data(), buffer.size(), "%.6g", value);

@@ -60,6 +60,11 @@ enum class Check {
 std::string formatNumber(double value);
 /// Names separated by ", " for messages that list what is accepted.
 std::string joined(const std::vector<std::string>& names);
+/// The ids a message about an unknown `wanted` lists: all of them when there are at most 12;
+/// else their count and the 8 closest to `wanted` by edit distance, ties in their order here
+/// ("353 (the closest: hall1/mv-feeder, ...)"): a site defines thousands, and a list of them
+/// all hides the answer.
+std::string closestNames(std::string_view wanted, const std::vector<std::string>& names);
 
 class ListReader;
 
