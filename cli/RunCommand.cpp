@@ -486,10 +486,7 @@ int runCommand(const RunArguments& arguments) {
     return kRunFailed;
   }
   const core::DetailPlan detail_plan = scenarios::detailPlanOf(twin->site());
-  core::Hdf5SinkOptions sink_options;
-  sink_options.deflate_level = twin->site().output.compression;
-  sink_options.shuffle = twin->site().output.shuffle;
-  sink_options.chunk_columns = twin->site().output.chunk_columns;
+  const core::Hdf5SinkOptions sink_options = scenarios::sinkOptionsOf(twin->site());
   const ResultEstimate estimate = estimateResult(*twin, detail_plan, sink_options);
   if (!arguments.quiet) printPlan(*twin, detail_plan, estimate);
   if (resumed) {

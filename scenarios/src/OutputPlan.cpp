@@ -74,6 +74,14 @@ std::string unknownSelection(const core::SiteSpec& site, const core::FloorPlanSp
   return core::quoteForMessage(id) + " is no rack, row or hall of the site (rows: " + rows + ")";
 }
 
+core::Hdf5SinkOptions sinkOptionsOf(const core::SiteSpec& site) {
+  core::Hdf5SinkOptions options;
+  options.deflate_level = site.output.compression;
+  options.shuffle = site.output.shuffle;
+  options.chunk_columns = site.output.chunk_columns;
+  return options;
+}
+
 core::DetailPlan detailPlanOf(const core::SiteSpec& site) {
   using Mode = core::OutputSpec::PerGpu;
   const core::OutputSpec& output = site.output;

@@ -8,7 +8,9 @@
 
 #include "racktwin/core/Hdf5Result.hpp"
 #include "racktwin/core/LimitMonitor.hpp"
+#include "racktwin/core/OutputDetail.hpp"
 #include "racktwin/core/Summary.hpp"
+#include "racktwin/scenarios/OutputPlan.hpp"
 #include "racktwin/scenarios/ScenarioPatch.hpp"
 #include "racktwin/scenarios/Twin.hpp"
 #include "racktwin/study/Sweep.hpp"
@@ -92,9 +94,13 @@ CaseResult runCase(const scenarios::SweepSpec& spec, const SweepCase& c,
   try {
     scenarios::Twin twin(scenarios::loadPatchedScenario(spec.base_text, spec.base_path, c.patches));
     std::unique_ptr<core::RecorderSink> sink;
+    std::unique_ptr<core::DetailSink> detail;
     if (!result_file.empty()) {
-      sink = core::makeHdf5Sink(result_file);
-      twin.addSink(*sink);
+      // The file `racktwin run` writes for this scenario: its level of detail (aggregates above
+      // 10,000 GPUs by default) and its compression.
+      sink = core::makeHdf5Sink(result_file, scenarios::sinkOptionsOf(twin.site()));
+      detail = std::make_unique<core::DetailSink>(scenarios::detailPlanOf(twin.site()), *sink);
+      twin.addSink(*detail);
     }
     twin.initialize();
     while (twin.step()) {

@@ -182,6 +182,42 @@ TEST_CASE("a sweep keeps metrics whose keys hold an element id with a '/'", "[ca
   CHECK(runProgram(cli() + " report " + sweep + " -o " + dir + "/report.html").exit_code == 0);
 }
 
+TEST_CASE("a sweep's full result is the file racktwin run writes for the case",
+          "[capacity][sweep]") {
+  // Above 10,000 GPUs a run keeps per-rack, per-row and per-hall aggregates (the scenario's
+  // output: per_gpu auto). A sweep's full results bypassed that level of detail and the
+  // scenario's compression: every GPU of the 100k site in its own columns.
+  const std::string dir = scratchDirectory("sweep-full-results");
+  const auto swept = runProgram(cli() + " sweep tests/capacity/data/site-full-results.yaml -q -o "
+                                + dir + "/full.h5");
+  INFO(swept.err);
+  REQUIRE(swept.exit_code == 0);
+  const std::string case_file = dir + "/full.cases/case-0000.h5";
+  const std::string run_file = dir + "/run.h5";
+  REQUIRE(runProgram(cli() + " run scenarios/site-100k.yaml --duration 2 --record-interval 1 -q -o "
+                     + run_file)
+              .exit_code
+          == 0);
+  const auto paths = [](const std::string& file) {
+    std::vector<std::string> out;
+    for (const auto& d : readResultInfo(file).datasets)
+      out.push_back(d.path);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  const std::vector<std::string> in_case = paths(case_file), in_run = paths(run_file);
+  CHECK(std::find(in_case.begin(), in_case.end(), "/gpu/T_junction") == in_case.end());
+  CHECK(in_case == in_run);
+  // The case is the base scenario as it is: the same numbers as the run.
+  for (const char* path : {"/gpu_by_rack/T_junction.max", "/gpu_hottest/T_junction",
+                           "/site/P_facility", "/cdu/T_return"}) {
+    INFO(path);
+    const std::vector<double> a = readResultDataset(case_file, path);
+    REQUIRE(!a.empty());
+    CHECK(sameBits(a, readResultDataset(run_file, path)));
+  }
+}
+
 #ifdef RACKTWIN_WITH_MPI
 TEST_CASE("a sweep over 3 MPI ranks gives the threaded run's file", "[capacity][sweep][mpi]") {
   const std::string dir = scratchDirectory("sweep-mpi");

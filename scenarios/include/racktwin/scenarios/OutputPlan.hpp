@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "racktwin/core/Hdf5Result.hpp"
 #include "racktwin/core/OutputDetail.hpp"
 #include "racktwin/core/SiteSpec.hpp"
 
@@ -14,6 +15,10 @@ namespace racktwin::scenarios {
 /// The plan of site.output: which racks keep per-GPU (CPU, NVSwitch, tray) columns, the
 /// aggregate levels, the hottest GPUs (the `auto` values resolved by the site's GPU count).
 core::DetailPlan detailPlanOf(const core::SiteSpec& site);
+
+/// The HDF5 writer's options of site.output (compression, shuffle, entities per chunk): a run's
+/// file and a sweep case's full result are written alike.
+core::Hdf5SinkOptions sinkOptionsOf(const core::SiteSpec& site);
 
 /// Whether every GPU keeps its own columns under site.output (per_gpu all, or auto on a site of
 /// at most OutputSpec::kAutoPerGpuLimit GPUs).
