@@ -37,34 +37,91 @@ void fft(std::vector<std::complex<double>>& a) {
   }
 }
 
-/// The mean-removed, Hann-windowed series and its zero-padded FFT.
-struct WindowedFft {
-  std::vector<std::complex<double>> a;  // FFT of the windowed series, size a power of two
-  std::vector<double> windowed;         // (x - mean) * w, the n samples
+/// Below this many samples the series is one segment (zero-padded to a power of two).
+constexpr std::size_t kWelchMinSamples = 2048;
+
+/// Welch's averaged periodogram (Welch 1967): the series cut into segments, each with its own
+/// mean removed and a Hann window applied, their squared FFT magnitudes averaged. A run's
+/// facility power is not one stationary signal: a training job's checkpoint pauses it, and the
+/// swing after the pause need not be in phase with the swing before it. One transform of the
+/// whole run adds the parts' components with their phases and can cancel the strongest one (a
+/// pause of an odd number of half periods cancels the fundamental); averaged powers do not.
+struct Welch {
+  std::size_t length = 0;           // samples per segment
+  std::size_t fft_size = 0;         // a power of two, >= length
+  std::vector<std::size_t> starts;  // first sample of each segment
+  std::vector<double> means;        // each segment's mean
+  std::vector<double> window;       // Hann, periodic over the segment
   double window_sum = 0.0;
-  double mean = 0.0;
+  std::vector<double> power;  // bins 0 .. fft_size / 2: mean of |X_k|^2 over segments
+  double mean = 0.0;          // of the whole series
 };
 
-WindowedFft windowedFft(std::span<const double> x) {
-  WindowedFft out;
+Welch welch(std::span<const double> x) {
+  Welch w;
   const std::size_t n = x.size();
   for (double v : x)
-    out.mean += v;
-  out.mean /= static_cast<double>(n);
-  std::size_t size = 1;
-  while (size < n)
-    size <<= 1;
-  out.a.assign(size, {0.0, 0.0});
-  out.windowed.resize(n);  // mean removed, Hann window (periodic over the n samples)
-  for (std::size_t i = 0; i < n; ++i) {
-    const double w =
-        0.5 - 0.5 * std::cos(2.0 * kPi * static_cast<double>(i) / static_cast<double>(n));
-    out.window_sum += w;
-    out.windowed[i] = (x[i] - out.mean) * w;
-    out.a[i] = out.windowed[i];
+    w.mean += v;
+  w.mean /= static_cast<double>(n);
+  if (n < kWelchMinSamples) {
+    // One segment: the whole series, zero-padded.
+    w.length = n;
+    w.fft_size = 1;
+    while (w.fft_size < n)
+      w.fft_size <<= 1;
+    w.starts = {0};
+  } else {
+    // Segments of the largest power of two at most n / 4 samples (at least seven), half
+    // overlapping and spread evenly from the first sample to the last.
+    w.length = 1;
+    while (2 * w.length <= n / 4)
+      w.length <<= 1;
+    w.fft_size = w.length;
+    const std::size_t hop = w.length / 2;
+    const std::size_t count = (n - w.length + hop - 1) / hop + 1;
+    for (std::size_t k = 0; k < count; ++k)
+      w.starts.push_back(k * (n - w.length) / (count - 1));
   }
-  fft(out.a);
-  return out;
+  w.window.resize(w.length);
+  for (std::size_t i = 0; i < w.length; ++i) {
+    w.window[i] =
+        0.5 - 0.5 * std::cos(2.0 * kPi * static_cast<double>(i) / static_cast<double>(w.length));
+    w.window_sum += w.window[i];
+  }
+  w.power.assign(w.fft_size / 2 + 1, 0.0);
+  std::vector<std::complex<double>> a(w.fft_size);
+  for (const std::size_t start : w.starts) {
+    double mean = 0.0;
+    for (std::size_t i = 0; i < w.length; ++i)
+      mean += x[start + i];
+    mean /= static_cast<double>(w.length);
+    w.means.push_back(mean);
+    std::fill(a.begin(), a.end(), std::complex<double>(0.0, 0.0));
+    for (std::size_t i = 0; i < w.length; ++i)
+      a[i] = (x[start + i] - mean) * w.window[i];
+    fft(a);
+    for (std::size_t k = 0; k < w.power.size(); ++k)
+      w.power[k] += std::norm(a[k]);
+  }
+  for (double& p : w.power)
+    p /= static_cast<double>(w.starts.size());
+  return w;
+}
+
+/// Segment s's windowed DTFT at a fractional bin of the FFT size, O(segment length).
+std::complex<double> segmentTransform(const Welch& w, std::span<const double> x, std::size_t s,
+                                      double bin) {
+  const double omega = 2.0 * kPi * bin / static_cast<double>(w.fft_size);
+  const std::complex<double> step(std::cos(omega), -std::sin(omega));
+  const double* segment = x.data() + w.starts[s];
+  std::complex<double> phase(1.0, 0.0);
+  std::complex<double> sum(0.0, 0.0);
+  for (std::size_t i = 0; i < w.length; ++i) {
+    sum += (segment[i] - w.means[s]) * w.window[i] * phase;
+    phase *= step;
+    if ((i & 1023) == 1023) phase /= std::abs(phase);  // keep the rotation on the unit circle
+  }
+  return sum;
 }
 
 }  // namespace
@@ -72,11 +129,10 @@ WindowedFft windowedFft(std::span<const double> x) {
 AmplitudeSpectrum amplitudeSpectrum(std::span<const double> x, double dt) {
   AmplitudeSpectrum spectrum;
   if (x.size() < 8 || !(dt > 0.0)) return spectrum;
-  const WindowedFft w = windowedFft(x);
-  const std::size_t size = w.a.size();
-  for (std::size_t k = 1; k <= size / 2; ++k) {
-    spectrum.frequency.push_back(static_cast<double>(k) / (static_cast<double>(size) * dt));
-    spectrum.amplitude.push_back(2.0 * std::abs(w.a[k]) / w.window_sum);
+  const Welch w = welch(x);
+  for (std::size_t k = 1; k <= w.fft_size / 2; ++k) {
+    spectrum.frequency.push_back(static_cast<double>(k) / (static_cast<double>(w.fft_size) * dt));
+    spectrum.amplitude.push_back(2.0 * std::sqrt(w.power[k]) / w.window_sum);
   }
   return spectrum;
 }
@@ -85,36 +141,26 @@ SpectralPeak dominantOscillation(std::span<const double> x, double dt) {
   SpectralPeak peak;
   const std::size_t n = x.size();
   if (n < 8 || !(dt > 0.0)) return peak;
-  const WindowedFft w = windowedFft(x);
-  const std::vector<std::complex<double>>& a = w.a;
-  const std::vector<double>& windowed = w.windowed;
-  const double window_sum = w.window_sum;
-  const double mean = w.mean;
-  const std::size_t size = a.size();
+  const Welch w = welch(x);
+  const std::size_t size = w.fft_size;
   std::size_t best = 0;
-  double best_magnitude = 0.0;
+  double best_power = 0.0;
   for (std::size_t k = 1; k <= size / 2; ++k) {
-    const double m = std::abs(a[k]);
-    if (m > best_magnitude) {
-      best_magnitude = m;
+    if (w.power[k] > best_power) {
+      best_power = w.power[k];
       best = k;
     }
   }
-  if (best == 0 || !(2.0 * best_magnitude / window_sum > 1e-9 * std::abs(mean) + 1e-12))
+  const double best_magnitude = std::sqrt(best_power);
+  if (best == 0 || !(2.0 * best_magnitude / w.window_sum > 1e-9 * std::abs(w.mean) + 1e-12))
     return peak;
-  // Refine: maximise the windowed DTFT magnitude within one bin either side of the FFT peak
-  // (golden section, O(n) per evaluation); its value there is the sinusoid's amplitude.
+  // Refine: maximise the segments' mean windowed DTFT power within one bin either side of the
+  // FFT peak (golden section, O(n) per evaluation); its root there is the sinusoid's magnitude.
   const auto magnitude = [&](double bin) {
-    const double omega = 2.0 * kPi * bin / static_cast<double>(size);
-    const std::complex<double> step(std::cos(omega), -std::sin(omega));
-    std::complex<double> phase(1.0, 0.0);
-    std::complex<double> sum(0.0, 0.0);
-    for (std::size_t i = 0; i < n; ++i) {
-      sum += windowed[i] * phase;
-      phase *= step;
-      if ((i & 1023) == 1023) phase /= std::abs(phase);  // keep the rotation on the unit circle
-    }
-    return std::abs(sum);
+    double power = 0.0;
+    for (std::size_t s = 0; s < w.starts.size(); ++s)
+      power += std::norm(segmentTransform(w, x, s, bin));
+    return std::sqrt(power / static_cast<double>(w.starts.size()));
   };
   constexpr double kGolden = 0.6180339887498949;
   double lo = static_cast<double>(best) - 1.0;
@@ -140,10 +186,14 @@ SpectralPeak dominantOscillation(std::span<const double> x, double dt) {
     }
   }
   const double bin = 0.5 * (lo + hi);
-  const double refined = std::max(magnitude(bin), best_magnitude);
+  // The amplitude: the strongest segment's at that frequency, the swing where it is steady (a
+  // segment across a pause sees less of it); for a steady sinusoid every segment's.
+  double strongest = 0.0;
+  for (std::size_t s = 0; s < w.starts.size(); ++s)
+    strongest = std::max(strongest, std::abs(segmentTransform(w, x, s, bin)));
   peak.found = true;
   peak.frequency = bin / (static_cast<double>(size) * dt);
-  peak.amplitude = 2.0 * refined / window_sum;
+  peak.amplitude = 2.0 * std::max(strongest, best_magnitude) / w.window_sum;
   return peak;
 }
 

@@ -1,6 +1,7 @@
 // Spectrum of facility power: the dominant frequency and amplitude of known signals (a sinusoid
 // between FFT bins, a square wave whose fundamental has amplitude 4/pi of its half swing,
-// Fourier series), and the bounded series that keeps a whole run.
+// Fourier series, the same swing with a pause that shifts its phase), and the bounded series
+// that keeps a whole run.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -36,6 +37,27 @@ TEST_CASE("Dominant oscillation of a square wave is its fundamental", "[power]")
   REQUIRE(p.found);
   CHECK(p.frequency == Approx(0.25).epsilon(1e-4));
   CHECK(p.amplitude == Approx(2.0 * (high - low) / kPi * std::sin(kPi * 0.75)).epsilon(1e-2));
+}
+
+TEST_CASE("A pause that shifts the swing's phase does not hide its fundamental", "[power]") {
+  // Synchronous training for an hour with a 30 s checkpoint in the middle: 3.2 s at 95 %, 0.8 s
+  // at 40 %, the pause at 15 %. The pause is 7.5 periods long, so the swing after it is half a
+  // period out of phase with the swing before it. One transform of the whole hour adds the two
+  // halves' fundamentals with opposite signs (they cancel) and their second harmonics in phase,
+  // and named 0.5 Hz the dominant oscillation. What the utility sees is the 0.25 Hz swing all
+  // hour: amplitude (2 h / pi) sin(pi D), h the swing and D = 0.8 (Fourier series of a pulse
+  // train); the second harmonic's is (h / pi) sin(2 pi D), 19 % smaller.
+  const double dt = 0.1, high = 1330.0, low = 560.0, pause = 210.0;
+  const auto wave = [&](double t) { return std::fmod(t, 4.0) < 3.2 - 1e-9 ? high : low; };
+  std::vector<double> x(36000);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double t = static_cast<double>(i) * dt + 0.05;  // mid-sample
+    x[i] = t < 1800.0 ? wave(t) : t < 1830.0 ? pause : wave(t - 1830.0);
+  }
+  const power::SpectralPeak p = power::dominantOscillation(x, dt);
+  REQUIRE(p.found);
+  CHECK(p.frequency == Approx(0.25).epsilon(1e-3));
+  CHECK(p.amplitude == Approx(2.0 * (high - low) / kPi * std::sin(kPi * 0.8)).epsilon(0.01));
 }
 
 TEST_CASE("A constant series has no dominant oscillation", "[power]") {

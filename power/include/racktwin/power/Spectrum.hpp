@@ -13,18 +13,25 @@ struct SpectralPeak {
   double amplitude = 0.0;  // of the sinusoid at that frequency, in the series' unit
 };
 
-/// Dominant oscillation of a uniformly sampled series (sample interval dt): the mean is removed,
-/// a Hann window applied, the series zero-padded to a power of two and transformed by an
-/// iterative radix-2 FFT (O(n log n)) to find the largest bin above DC; the frequency is then
-/// refined by a golden-section search of the windowed DTFT magnitude within one bin either side
-/// (40 evaluations of O(n)), and the amplitude is |X(f)| / (sum of window / 2), so a sinusoid
-/// between bins is neither mislocated nor scalloped. Needs at least 8 samples; no peak is found
-/// when the largest amplitude is below 1e-9 of the series' mean magnitude (plus 1e-12).
+/// Dominant oscillation of a uniformly sampled series (sample interval dt), from Welch's
+/// averaged periodogram: from 2048 samples on, the series is cut into half-overlapping segments
+/// of the largest power of two at most n / 4 samples (shorter series are one segment, zero-padded
+/// to a power of two); each segment's mean is removed, a Hann window applied and the segment
+/// transformed by an iterative radix-2 FFT; the squared magnitudes are averaged over the segments
+/// and the largest bin above DC is taken. Averaging powers keeps a component whose phase jumps
+/// (a training job's swing after a checkpoint's pause) instead of letting its parts cancel. The
+/// frequency is then refined by a golden-section search of the segments' mean windowed DTFT power
+/// within one bin either side (40 evaluations of O(n)). The amplitude is the strongest segment's
+/// windowed DTFT magnitude there over (sum of window / 2): the swing where it is steady (a
+/// segment across a pause sees less of it), every segment's for a steady sinusoid, which between
+/// bins is neither mislocated nor scalloped. Needs at least 8
+/// samples; no peak is found when the largest amplitude is below 1e-9 of the series' mean
+/// magnitude (plus 1e-12).
 SpectralPeak dominantOscillation(std::span<const double> series, double dt);
 
-/// The one-sided amplitude spectrum that dominantOscillation searches: mean removed, Hann window,
-/// zero-padded to a power of two; bin k (1 .. size/2) at frequency k / (size dt) holds
-/// 2 |X_k| / (sum of window), the amplitude of a sinusoid centred on that bin. Empty for fewer than
+/// The one-sided amplitude spectrum that dominantOscillation searches (its segments, means removed,
+/// Hann window); bin k (1 .. size/2) at frequency k / (size dt) holds 2 sqrt(mean |X_k|^2) /
+/// (sum of window), the amplitude of a sinusoid centred on that bin. Empty for fewer than
 /// 8 samples or dt <= 0.
 struct AmplitudeSpectrum {
   std::vector<double> frequency;  // Hz
