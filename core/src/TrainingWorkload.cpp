@@ -337,6 +337,9 @@ void TrainingWorkload::runSchedule(double a, double b, double speed, Split& spli
         // The checkpoint is complete: the iterations done so far survive a failure.
         saved_iterations_ = iterations_;
         saved_period_sum_ = period_sum_;
+        // The iteration it interrupted resumes now; the pause is not part of its period (a
+        // longer period means slower GPUs, as under throttling).
+        iteration_start_ += duration;
       } else {
         k += 1.0;
         in_checkpoint = duration > 0.0;
