@@ -653,9 +653,9 @@ void ElectricalModel::summarise(core::Summary& summary) const {
   };
   const std::string when = min_max_from_ > 0.0 ? " (after the first minute)" : "";
   summary.add({"facility_power_max_W", stat(facility_max_, facility_max_all_),
-               "Facility electrical power, max" + when, "kW", 1e-3, 0.0});
+               "Facility power at the tree input, max" + when, "kW", 1e-3, 0.0});
   summary.add({"facility_power_min_W", stat(facility_min_, facility_min_all_),
-               "Facility electrical power, min" + when, "kW", 1e-3, 0.0});
+               "Facility power at the tree input, min" + when, "kW", 1e-3, 0.0});
   summary.add(
       {"it_power_max_W", stat(it_max_, it_max_all_), "IT power, max" + when, "kW", 1e-3, 0.0});
   summary.add(
@@ -667,7 +667,7 @@ void ElectricalModel::summarise(core::Summary& summary) const {
     return value;
   };
   summary.add({"facility_power_dominant_frequency_Hz", peak(peak_.frequency),
-               "Dominant oscillation of facility power (FFT)", "Hz", 1.0, 0.0});
+               "Dominant oscillation of the facility power at the tree input", "Hz", 1.0, 0.0});
   summary.add({"facility_power_dominant_amplitude_W", peak(peak_.amplitude),
                "Amplitude of that oscillation", "kW", 1e-3, 0.0});
   {

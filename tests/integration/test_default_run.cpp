@@ -56,7 +56,7 @@ TEST_CASE("The summary leads with the answers and leaves out what the run did no
   const int answers = line_of("\n  Answers\n") + 1;
   const int next_section = line_of("\n  Chips\n") + 1;
   for (const char* headline : {"Max GPU junction temperature", "Ride-through", "PUE (", "WUE,",
-                               "Facility electrical power, max"}) {
+                               "Facility power at the tree input, max"}) {
     INFO(headline);
     CHECK(line_of(headline) > answers);
     CHECK(line_of(headline) < next_section);
