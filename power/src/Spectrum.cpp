@@ -1,5 +1,6 @@
 #include "racktwin/power/Spectrum.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <stdexcept>
@@ -154,46 +155,72 @@ SpectralPeak dominantOscillation(std::span<const double> x, double dt) {
   const double best_magnitude = std::sqrt(best_power);
   if (best == 0 || !(2.0 * best_magnitude / w.window_sum > 1e-9 * std::abs(w.mean) + 1e-12))
     return peak;
-  // Refine: maximise the segments' mean windowed DTFT power within one bin either side of the
-  // FFT peak (golden section, O(n) per evaluation); its root there is the sinusoid's magnitude.
+  // Refine: maximise the segments' mean windowed DTFT power within one bin either side of a
+  // peak bin (golden section, O(n) per evaluation); its root there is the sinusoid's magnitude.
   const auto magnitude = [&](double bin) {
     double power = 0.0;
     for (std::size_t s = 0; s < w.starts.size(); ++s)
       power += std::norm(segmentTransform(w, x, s, bin));
     return std::sqrt(power / static_cast<double>(w.starts.size()));
   };
-  constexpr double kGolden = 0.6180339887498949;
-  double lo = static_cast<double>(best) - 1.0;
-  double hi = static_cast<double>(best) + 1.0;
-  if (lo < 0.5) lo = 0.5;
-  double x1 = hi - kGolden * (hi - lo);
-  double x2 = lo + kGolden * (hi - lo);
-  double f1 = magnitude(x1);
-  double f2 = magnitude(x2);
-  for (int it = 0; it < 40; ++it) {
-    if (f1 < f2) {
-      lo = x1;
-      x1 = x2;
-      f1 = f2;
-      x2 = lo + kGolden * (hi - lo);
-      f2 = magnitude(x2);
-    } else {
-      hi = x2;
-      x2 = x1;
-      f2 = f1;
-      x1 = hi - kGolden * (hi - lo);
-      f1 = magnitude(x1);
+  const auto refine = [&](std::size_t peak_bin) {
+    constexpr double kGolden = 0.6180339887498949;
+    double lo = static_cast<double>(peak_bin) - 1.0;
+    double hi = static_cast<double>(peak_bin) + 1.0;
+    if (lo < 0.5) lo = 0.5;
+    double x1 = hi - kGolden * (hi - lo);
+    double x2 = lo + kGolden * (hi - lo);
+    double f1 = magnitude(x1);
+    double f2 = magnitude(x2);
+    for (int it = 0; it < 40; ++it) {
+      if (f1 < f2) {
+        lo = x1;
+        x1 = x2;
+        f1 = f2;
+        x2 = lo + kGolden * (hi - lo);
+        f2 = magnitude(x2);
+      } else {
+        hi = x2;
+        x2 = x1;
+        f2 = f1;
+        x1 = hi - kGolden * (hi - lo);
+        f1 = magnitude(x1);
+      }
+    }
+    const double refined_bin = 0.5 * (lo + hi);
+    return std::pair<double, double>{refined_bin, magnitude(refined_bin)};
+  };
+  // A sinusoid half-way between two bins shows 0.85 of its amplitude in them (the Hann window's
+  // worst case), so the largest bin may be a weaker component's that sits on a bin (a pulse
+  // train's second harmonic, 0.9 of its fundamental at a duty of 0.86). Every local maximum
+  // within that loss of the largest is refined, the strongest four at most, and the largest
+  // refined magnitude wins.
+  constexpr double kScallopLoss = 0.8;  // amplitude ratio, below Hann's 0.849
+  constexpr std::size_t kCandidates = 4;
+  std::vector<std::size_t> candidates;
+  for (std::size_t k = 1; k <= size / 2; ++k) {
+    const bool local_max =
+        w.power[k] >= w.power[k - 1] && (k == size / 2 || w.power[k] >= w.power[k + 1]);
+    if (local_max && w.power[k] >= kScallopLoss * kScallopLoss * best_power)
+      candidates.push_back(k);
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](std::size_t a, std::size_t b) { return w.power[a] > w.power[b]; });
+  if (candidates.size() > kCandidates) candidates.resize(kCandidates);
+  double bin = static_cast<double>(best), refined = best_magnitude;
+  for (const std::size_t k : candidates) {
+    const auto [candidate_bin, candidate_magnitude] = refine(k);
+    if (candidate_magnitude > refined) {
+      bin = candidate_bin;
+      refined = candidate_magnitude;
     }
   }
-  const double bin = 0.5 * (lo + hi);
-  // The amplitude: the strongest segment's at that frequency, the swing where it is steady (a
-  // segment across a pause sees less of it); for a steady sinusoid every segment's.
   double strongest = 0.0;
   for (std::size_t s = 0; s < w.starts.size(); ++s)
     strongest = std::max(strongest, std::abs(segmentTransform(w, x, s, bin)));
   peak.found = true;
   peak.frequency = bin / (static_cast<double>(size) * dt);
-  peak.amplitude = 2.0 * std::max(strongest, best_magnitude) / w.window_sum;
+  peak.amplitude = 2.0 * std::max(strongest, refined) / w.window_sum;
   return peak;
 }
 

@@ -60,6 +60,26 @@ TEST_CASE("A pause that shifts the swing's phase does not hide its fundamental",
   CHECK(p.amplitude == Approx(2.0 * (high - low) / kPi * std::sin(kPi * 0.8)).epsilon(0.01));
 }
 
+TEST_CASE("A fundamental between bins is not lost to an on-bin harmonic", "[power]") {
+  // A pulse train of duty D = 0.86 (an iteration's long compute phase and short collectives):
+  // its second harmonic is 0.91 of its fundamental. With the fundamental half-way between two of
+  // the transform's bins (the Hann window's worst case, 15 % low) and the second harmonic on a
+  // bin, the largest bin is the harmonic's; the fundamental must still win once both are
+  // refined. 36,000 samples of 0.1 s make segments of 8,192: bins of 1 / 819.2 s; the period
+  // puts the fundamental at bin 38.5 and the harmonic at bin 77.
+  const double dt = 0.1, high = 2.19e6, low = 1.22e6, D = 0.86;
+  const double period = 8192.0 * dt / 38.5;
+  std::vector<double> x(36000);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double t = static_cast<double>(i) * dt + 0.05;
+    x[i] = std::fmod(t, period) < D * period ? high : low;
+  }
+  const power::SpectralPeak p = power::dominantOscillation(x, dt);
+  REQUIRE(p.found);
+  CHECK(p.frequency == Approx(1.0 / period).epsilon(1e-3));
+  CHECK(p.amplitude == Approx(2.0 * (high - low) / kPi * std::sin(kPi * D)).epsilon(0.01));
+}
+
 TEST_CASE("A constant series has no dominant oscillation", "[power]") {
   std::vector<double> x(100, 42.0);
   CHECK_FALSE(power::dominantOscillation(x, 0.1).found);

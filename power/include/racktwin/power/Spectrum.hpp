@@ -17,16 +17,17 @@ struct SpectralPeak {
 /// averaged periodogram: from 2048 samples on, the series is cut into half-overlapping segments
 /// of the largest power of two at most n / 4 samples (shorter series are one segment, zero-padded
 /// to a power of two); each segment's mean is removed, a Hann window applied and the segment
-/// transformed by an iterative radix-2 FFT; the squared magnitudes are averaged over the segments
-/// and the largest bin above DC is taken. Averaging powers keeps a component whose phase jumps
-/// (a training job's swing after a checkpoint's pause) instead of letting its parts cancel. The
-/// frequency is then refined by a golden-section search of the segments' mean windowed DTFT power
-/// within one bin either side (40 evaluations of O(n)). The amplitude is the strongest segment's
-/// windowed DTFT magnitude there over (sum of window / 2): the swing where it is steady (a
-/// segment across a pause sees less of it), every segment's for a steady sinusoid, which between
-/// bins is neither mislocated nor scalloped. Needs at least 8
-/// samples; no peak is found when the largest amplitude is below 1e-9 of the series' mean
-/// magnitude (plus 1e-12).
+/// transformed by an iterative radix-2 FFT; the squared magnitudes are averaged over the segments.
+/// Averaging powers keeps a component whose phase jumps (a training job's swing after a
+/// checkpoint's pause) instead of letting its parts cancel. Each local maximum within the Hann
+/// window's worst scalloping loss of the largest bin (the strongest four at most) is refined by a
+/// golden-section search of the segments' mean windowed DTFT power within one bin either side
+/// (40 evaluations of O(n)), and the largest refined one is the dominant oscillation: a
+/// fundamental between bins is not lost to a harmonic on one. The amplitude is the strongest
+/// segment's windowed DTFT magnitude there over (sum of window / 2): the swing where it is steady
+/// (a segment across a pause sees less of it), every segment's for a steady sinusoid, which
+/// between bins is neither mislocated nor scalloped. Needs at least 8 samples; no peak is found
+/// when the largest amplitude is below 1e-9 of the series' mean magnitude (plus 1e-12).
 SpectralPeak dominantOscillation(std::span<const double> series, double dt);
 
 /// The one-sided amplitude spectrum that dominantOscillation searches (its segments, means removed,
