@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "RunProgram.hpp"
 #include "racktwin/core/Hdf5Result.hpp"
@@ -188,4 +190,33 @@ TEST_CASE("An interrupted run exits 130 and leaves a readable file marked incomp
       runProgram("/usr/bin/python3 tests/hdf5/check_result.py --allow-incomplete " + dir + "/i.h5");
   INFO(check.out << check.err);
   CHECK(check.exit_code == 0);
+}
+
+TEST_CASE("README's output of the default run is the program's", "[integration]") {
+  // The quick start shows what `racktwin run scenarios/nvl72-rack.yaml` prints; it had fallen
+  // behind the program (a dominant oscillation and an iteration period since corrected, two
+  // lines missing). Every line must match but the ones that name this run's file and its wall
+  // time.
+  const DefaultRun& run = defaultRun();
+  REQUIRE(run.run.exit_code == 0);
+  const std::string readme = test::readFile(std::string(RACKTWIN_SOURCE_DIR) + "/README.md");
+  const std::size_t begin = readme.find("```\nresult: about ");
+  REQUIRE(begin != std::string::npos);
+  const std::size_t end = readme.find("```\n", begin + 4);
+  REQUIRE(end != std::string::npos);
+  const auto lines = [](const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t at = 0;
+    while (at < text.size()) {
+      const std::size_t eol = std::min(text.find('\n', at), text.size());
+      const std::string line = text.substr(at, eol - at);
+      at = eol + 1;
+      if (line.rfind("  result ", 0) == 0 || line.rfind("  wall time ", 0) == 0) continue;
+      out.push_back(line);
+    }
+    return out;
+  };
+  const std::vector<std::string> shown = lines(readme.substr(begin + 4, end - begin - 4));
+  const std::vector<std::string> printed = lines(run.run.out);
+  CHECK(shown == printed);
 }
