@@ -179,8 +179,10 @@ void TrainingWorkload::advance(const SubStep& step, const SiteState& state, cons
   const bool active = t1 > start_ && t0 < end_;
   setView(kRacksHeld, active ? static_cast<double>(racks().size()) : 0.0);
   if (!active) return;
-  // Power as the electrical model left it at the end of the last sub-step.
-  if (JobSite::powered(racks(), state) == unpowered_) {
+  // Power as the electrical model left it at the end of the last sub-step, and the GPUs'
+  // shutdowns as the executor's scan saw them: a synchronous job loses a rank with a rack's
+  // power or with a GPU shut down over temperature, and fails as with a lost rack.
+  if (site.allUp(racks(), state) == unpowered_) {
     if (unpowered_) {
       restorePower(t0);
     } else {

@@ -101,6 +101,7 @@ WorkloadExecutor::WorkloadExecutor(const SiteSpec& site, const SiteLayout& layou
   site_.layout = &layout_;
   site_.rack_power = rack_power_;
   site_.rack_min_speed = rack_min_speed_;
+  site_.rack_shut_down = placement_.rackShutDown();
   loads_.resize(layout.rack_count);
   bindJobs();
 
@@ -223,7 +224,7 @@ std::size_t WorkloadExecutor::jobsCompleted() const noexcept {
   const double now = last_time_ + workloadTimeTolerance(last_time_);
   std::size_t n = 0;
   for (const std::unique_ptr<WorkloadJob>& job : jobs_)
-    n += job->end() <= now ? 1 : 0;
+    n += job->ranToEnd(now) ? 1 : 0;
   return n;
 }
 

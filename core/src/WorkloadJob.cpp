@@ -44,6 +44,13 @@ bool JobSite::powered(std::span<const std::uint32_t> racks, const SiteState& sta
   return all != 0;
 }
 
+bool JobSite::allUp(std::span<const std::uint32_t> racks, const SiteState& state) const noexcept {
+  std::uint8_t all = 1;
+  for (const std::uint32_t r : racks)
+    all &= state.rack_powered[r] != 0 && rack_shut_down[r] == 0 ? 1 : 0;
+  return all != 0;
+}
+
 std::uint32_t JobSite::gpus(std::span<const std::uint32_t> racks) const noexcept {
   std::uint32_t n = 0;
   for (const std::uint32_t r : racks)

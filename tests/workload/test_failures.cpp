@@ -185,12 +185,10 @@ TEST_CASE("Demands and speed follow GPU state changes inside a phase", "[workloa
   until(5.0);
   CHECK(r.state.gpu_P_demand[5] == Approx(P_compute + leak(300.0)));
   r.state.gpu_throttled[5] = 1;
-  r.state.gpu_shutdown[7] = 1;
   r.state.gpu_T_junction[9] = 350.0;
   r.state.gpu_speed[3] = 0.5;  // the whole job at half speed from t = 5 s
   until(5.1);
   CHECK(r.state.gpu_P_demand[5] == Approx(0.5 * 1400.0 + leak(300.0)));
-  CHECK(r.state.gpu_P_demand[7] == 0.0);
   CHECK(r.state.gpu_P_demand[9] == Approx(P_compute + leak(350.0)));
   CHECK(r.state.gpu_P_demand[11] == Approx(P_compute + leak(300.0)));
   // At half speed the compute phase (10 s of work, 5 s done) ends at 15 s, not 10 s.
@@ -200,6 +198,13 @@ TEST_CASE("Demands and speed follow GPU state changes inside a phase", "[workloa
   until(15.2);
   CHECK(r.state.gpu_P_demand[11] == Approx(0.4 * 1400.0 + leak(300.0)));
   CHECK(r.state.gpu_P_demand[5] == Approx(0.4 * 1400.0 + leak(300.0)));
+  // A GPU shut down draws nothing, and the job it ran fails (a synchronous job loses a rank):
+  // the rack's other GPUs idle.
+  r.state.gpu_shutdown[7] = 1;
+  until(15.3);
+  CHECK(r.state.gpu_P_demand[7] == 0.0);
+  CHECK(r.state.gpu_P_demand[11] == Approx(200.0 + leak(300.0)));
+  CHECK(r.executor.jobFailures(0) == 1);
 }
 
 TEST_CASE(

@@ -211,3 +211,33 @@ TEST_CASE("Fixed-rack and scheduled jobs respond alike to the same power-loss ti
     CHECK(a.failures.back() >= 1);
   }
 }
+
+TEST_CASE("A GPU shut down over temperature fails the job on its rack for the rest of the run",
+          "[workload][power_loss]") {
+  // A synchronous job loses a rank when one of its GPUs shuts down (the thermal model sets
+  // gpu_shutdown and the GPU stays off), as when a rack loses power: the job fails back to its
+  // last checkpoint and is held; its other GPUs idle. It had gone on completing iterations at
+  // speed 0 (none) while its other GPUs drew their compute power, reported no failure, and
+  // counted as run to its end. Same timeline as above: the GPU shuts down at 50 s.
+  core::SiteSpec site = test::gb300Site(1);
+  site.jobs.push_back(fixedJob(0.0, 100.0));
+  PowerRun r(site);
+  const double dt = 0.5;
+  r.until(
+      120.0, dt, [](double) { return true; },
+      [&](double t) { r.run->state.gpu_shutdown[5] = t >= 50.0 ? 1 : 0; });
+  const auto at = [&](double t) { return static_cast<std::size_t>(t / dt) - 1; };  // ends at t
+  CHECK(r.iterations[at(48.0)] == 11);
+  CHECK(r.iterations[at(50.5)] == 9);  // back to the checkpoint of 42 s
+  CHECK(r.failures[at(50.5)] == 1);
+  CHECK(r.iterations.back() == 9);  // held: nothing completes, no restart
+  CHECK(r.failures.back() == 1);
+  // The GPUs still on idle from the failure to the job's end.
+  for (double t = 51.0; t < 100.0; t += 0.5) {
+    INFO("t = " << t);
+    CHECK(r.P0[at(t)] == Approx(kPidle));
+  }
+  CHECK(r.uptime.back() == Approx(50.0).epsilon(1e-12));
+  // The job's end passed while it was held: it did not run to its end.
+  CHECK(r.run->executor.jobsCompleted() == 0);
+}

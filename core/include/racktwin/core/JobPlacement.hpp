@@ -58,6 +58,8 @@ class JobPlacement {
   void noteRacksDown(const SiteState& state) noexcept;
   /// Whether rack r has a shut-down GPU, from the executor's scan of the GPU inputs.
   void noteRackShutdown(std::size_t r, const std::uint8_t* shutdown, std::size_t n) noexcept;
+  /// Per rack: 1 while a GPU of it is shut down (noteRackShutdown); valid for the whole run.
+  std::span<const std::uint8_t> rackShutDown() const noexcept { return rack_shut_down_; }
   /// Whether a scheduling event falls at the sub-step starting at t.
   bool due(double t) const noexcept;
   /// A scheduling event at `now`: places the jobs the scheduler starts (their entries written)

@@ -35,6 +35,8 @@ class TrainingWorkload final : public WorkloadJob {
   bool applyEvent(const EventSpec& event) override;
   /// The derived iteration of a job built from a model (nothing for typed-in durations).
   void summarise(Summary& summary) const override;
+  /// Not when a lost rack or a shut-down GPU held it at its end.
+  bool ranToEnd(double now) const noexcept override { return end() <= now && !unpowered_; }
   void visitState(StateArchive& archive) override;
 
   std::uint64_t iterations() const noexcept { return static_cast<std::uint64_t>(iterations_); }
@@ -113,8 +115,9 @@ class TrainingWorkload final : public WorkloadJob {
   double saved_period_sum_ = 0.0;
   std::uint64_t failures_ = 0;
   double uptime_ = 0.0;  // s
-  // Power loss: while a rack of the job is unpowered the job is held like a restart without
-  // end; power_restart_ is the restart it owes when power returns (0 when it had not started).
+  // Power loss: while a rack of the job is unpowered, or has a GPU shut down over temperature
+  // (for the rest of the run), the job is held like a restart without end; power_restart_ is the
+  // restart it owes when the racks are back (0 when it had not started).
   bool unpowered_ = false;
   double power_restart_ = 0.0;  // s
 };

@@ -81,6 +81,7 @@ struct JobSite {
   const SiteLayout* layout = nullptr;
   std::span<const RackPower> rack_power;
   std::span<const double> rack_min_speed;
+  std::span<const std::uint8_t> rack_shut_down;  // per rack: 1 while a GPU of it is shut down
 
   /// Speed of the slowest GPU of `racks`, including a power limit below the job's busy power
   /// `fraction` * P_max (clocks fall until the power meets the limit, P ~ f^3, so speed =
@@ -89,6 +90,9 @@ struct JobSite {
                       const SiteState& state) const noexcept;
   /// Whether every rack of `racks` has power (SiteState::rack_powered).
   static bool powered(std::span<const std::uint32_t> racks, const SiteState& state) noexcept;
+  /// Whether every rack of `racks` has power and none has a GPU shut down over temperature: what
+  /// a synchronous job needs to run (it loses a rank with either).
+  bool allUp(std::span<const std::uint32_t> racks, const SiteState& state) const noexcept;
   /// GPUs of `racks`.
   std::uint32_t gpus(std::span<const std::uint32_t> racks) const noexcept;
 };
@@ -153,6 +157,8 @@ class WorkloadJob {
   /// The job's window [start, end), s; +inf while a scheduled job waits.
   virtual double start() const noexcept = 0;
   virtual double end() const noexcept = 0;
+  /// Whether the job ran to its end by `now` (a job held at its end by a fault did not).
+  virtual bool ranToEnd(double now) const noexcept { return end() <= now; }
   /// Rack indices the job runs on (placeholders while a scheduled job waits).
   std::span<const std::uint32_t> racks() const noexcept { return racks_; }
   /// Each rack's first GPU's position among the job's GPUs (racks in the job's order).
