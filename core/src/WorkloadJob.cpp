@@ -37,13 +37,6 @@ double JobSite::slowestSpeed(std::span<const std::uint32_t> racks, double fracti
   return speed >= 0.0 && std::isfinite(speed) ? speed : 0.0;
 }
 
-bool JobSite::powered(std::span<const std::uint32_t> racks, const SiteState& state) noexcept {
-  std::uint8_t all = 1;
-  for (const std::uint32_t r : racks)
-    all &= state.rack_powered[r] != 0 ? 1 : 0;
-  return all != 0;
-}
-
 bool JobSite::allUp(std::span<const std::uint32_t> racks, const SiteState& state) const noexcept {
   std::uint8_t all = 1;
   for (const std::uint32_t r : racks)

@@ -88,8 +88,6 @@ struct JobSite {
   /// (limit / P)^(1/3)); 0 when there is no GPU or a speed is not a number.
   double slowestSpeed(std::span<const std::uint32_t> racks, double fraction,
                       const SiteState& state) const noexcept;
-  /// Whether every rack of `racks` has power (SiteState::rack_powered).
-  static bool powered(std::span<const std::uint32_t> racks, const SiteState& state) noexcept;
   /// Whether every rack of `racks` has power and none has a GPU shut down over temperature: what
   /// a synchronous job needs to run (it loses a rank with either).
   bool allUp(std::span<const std::uint32_t> racks, const SiteState& state) const noexcept;
